@@ -1,0 +1,191 @@
+//! Whole-program static analysis (SPA): solve from the global initialisers over every
+//! defined function, then report mod/ref and points-to with stable labels.
+//!
+//! Labels: `SITE.N` for abstract field N, `SITE.*` for a field-insensitive object, where SITE
+//! is `global:NAME`, `stack:F:VAR`, `heap:F:LINE` or `func:NAME`.
+
+use crate::facts::{FuncId, Program};
+use crate::modref::{self, ModRef};
+use crate::solver::{Node, Solver, SolverStats};
+use roaring::RoaringBitmap;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+pub struct Analysis<'p> {
+    pub solver: Solver<'p>,
+    pub modref: ModRef,
+    pub solve_ms: f64,
+}
+
+#[derive(Serialize)]
+pub struct FunctionSets {
+    #[serde(rename = "mod")]
+    pub modset: Vec<String>,
+    #[serde(rename = "ref")]
+    pub refset: Vec<String>,
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    pub schema: &'static str,
+    pub module: String,
+    pub functions: BTreeMap<String, FunctionSets>,
+    pub pointers: BTreeMap<String, Vec<String>>,
+    /// What each abstract field holding pointers may point to.
+    pub memory: BTreeMap<String, Vec<String>>,
+    pub stats: serde_json::Value,
+}
+
+/// Solve the whole program: every defined function is an entry (library code may be called
+/// from anywhere), starting from the global initialisers.
+pub fn analyze(prog: &Program) -> Analysis<'_> {
+    let entries: Vec<FuncId> = (0..prog.functions.len() as FuncId).filter(|&f| prog.functions[f as usize].defined).collect();
+    analyze_from(Solver::new(prog), &entries)
+}
+
+/// Solve from a prepared (possibly seeded) solver over what `entries` reach.
+pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<'p> {
+    let t = Instant::now();
+    solver.solve(entries);
+    let modref = modref::compute(&solver);
+    Analysis { solver, modref, solve_ms: t.elapsed().as_secs_f64() * 1e3 }
+}
+
+impl<'p> Analysis<'p> {
+    pub fn prog(&self) -> &'p Program {
+        self.solver.prog
+    }
+
+    /// The label of a location, e.g. `heap:table_insert:30.1`.
+    pub fn label(&self, loc: Node) -> String {
+        let s = &self.solver;
+        let o = s.obj_of(loc);
+        if s.is_fi(o) {
+            format!("{}.*", s.objs[o as usize].label)
+        } else {
+            format!("{}.{}", s.objs[o as usize].label, s.field_of(loc))
+        }
+    }
+
+    pub fn labels(&self, set: &RoaringBitmap) -> Vec<String> {
+        let mut v: Vec<String> = set.iter().map(|l| self.label(l)).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    pub fn function(&self, name: &str) -> Option<FuncId> {
+        self.prog().function_by_name(name)
+    }
+
+    pub fn mod_of(&self, f: FuncId) -> Vec<String> {
+        self.labels(&self.modref.modset[f as usize])
+    }
+
+    pub fn ref_of(&self, f: FuncId) -> Vec<String> {
+        self.labels(&self.modref.refset[f as usize])
+    }
+
+    /// Points-to of every source-level pointer variable (`F::v`, `::g`).
+    pub fn pointers(&self) -> BTreeMap<String, Vec<String>> {
+        let s = &self.solver;
+        self.prog()
+            .source_vars
+            .iter()
+            .map(|v| (v.name.clone(), self.labels(&s.points_to(s.objs[v.obj as usize].base))))
+            .collect()
+    }
+
+    /// Points-to of every abstract field that may hold a pointer.
+    pub fn memory(&self) -> BTreeMap<String, Vec<String>> {
+        let s = &self.solver;
+        let mut out = BTreeMap::new();
+        for (o, ob) in s.objs.iter().enumerate() {
+            let n = if s.is_fi(o as u32) { 1 } else { ob.nfields };
+            for k in 0..n {
+                let p = s.points_to(ob.base + k);
+                if !p.is_empty() {
+                    out.insert(self.label(ob.base + k), self.labels(&p));
+                }
+            }
+        }
+        out
+    }
+
+    /// Points-to of a memory location given by object label and byte offset.
+    pub fn points_to_of(&self, obj_label: &str, offset: i64) -> Option<Vec<String>> {
+        let s = &self.solver;
+        let o = s.objs.iter().position(|ob| ob.label == obj_label)? as u32;
+        Some(self.labels(&s.points_to(s.loc(o, offset))))
+    }
+
+    /// The label of byte `offset` of the object labelled `obj_label`.
+    pub fn loc_label(&self, obj_label: &str, offset: i64) -> Option<String> {
+        let s = &self.solver;
+        let o = s.objs.iter().position(|ob| ob.label == obj_label)? as u32;
+        Some(self.label(s.loc(o, offset)))
+    }
+
+    pub fn stats(&self) -> serde_json::Value {
+        let prog = self.prog();
+        let s = &self.solver;
+        // Average / maximum points-to set size over the pointer variables that point
+        // somewhere (what SVF reports as average points-to size).
+        let (mut n, mut total, mut max) = (0usize, 0u64, 0u64);
+        for v in 0..prog.num_vars {
+            let len = s.points_to(v).len();
+            if len > 0 {
+                n += 1;
+                total += len;
+                max = max.max(len);
+            }
+        }
+        let st: &SolverStats = &s.stats;
+        serde_json::json!({
+            "functions_defined": prog.stats.defined_functions,
+            "functions_declared": prog.stats.declared_functions,
+            "instructions": prog.stats.instructions,
+            "objects": s.objs.len(),
+            "variables": prog.num_vars,
+            "constraints": prog.num_constraints(),
+            "solver": st,
+            "pointer_vars_nonempty": n,
+            "avg_points_to": if n == 0 { 0.0 } else { total as f64 / n as f64 },
+            "max_points_to": max,
+            "unknown_externals": prog.stats.unknown_externals,
+            "unknown_external_calls": prog.stats.unknown_externals.values().sum::<usize>(),
+            "unsupported": prog.stats.unsupported,
+            "solve_ms": self.solve_ms,
+        })
+    }
+
+    /// The `pspa.analysis/1` report, restricted to `only` functions when non-empty.
+    pub fn report(&self, only: &[String]) -> Report {
+        let prog = self.prog();
+        let mut functions = BTreeMap::new();
+        for (f, func) in prog.functions.iter().enumerate() {
+            if !func.defined || !(only.is_empty() || only.contains(&func.name)) {
+                continue;
+            }
+            functions.insert(
+                func.name.clone(),
+                FunctionSets { modset: self.mod_of(f as FuncId), refset: self.ref_of(f as FuncId) },
+            );
+        }
+        let mut pointers = self.pointers();
+        let mut memory = self.memory();
+        if !only.is_empty() {
+            pointers.retain(|k, _| only.iter().any(|f| k.starts_with(&format!("{}::", f))));
+            memory.clear();
+        }
+        Report {
+            schema: "pspa.analysis/1",
+            module: prog.module.clone(),
+            functions,
+            pointers,
+            memory,
+            stats: self.stats(),
+        }
+    }
+}

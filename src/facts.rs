@@ -1,0 +1,217 @@
+//! Pointer facts: what the solver consumes. No LLVM types here, so that the same solver can
+//! run on facts produced by the bitcode front end, a snapshot, or a KLEE process.
+//!
+//! Values are variables (`VarId`); memory is objects (`ObjId`) with a layout. Offsets are
+//! bytes; the solver maps them to abstract fields through the object's layout.
+
+use crate::layout::Layout;
+use crate::models::Model;
+use serde::Serialize;
+
+pub type VarId = u32;
+pub type ObjId = u32;
+pub type FuncId = u32;
+pub type CallId = u32;
+pub type LayoutId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjKind {
+    Global,
+    Stack,
+    Heap,
+    Func,
+}
+
+impl ObjKind {
+    pub fn prefix(self) -> &'static str {
+        match self {
+            ObjKind::Global => "global",
+            ObjKind::Stack => "stack",
+            ObjKind::Heap => "heap",
+            ObjKind::Func => "func",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// The static site label without field suffix, e.g. `heap:table_insert:30`.
+    pub label: String,
+    pub kind: ObjKind,
+    /// None: field-insensitive from the start (unknown type).
+    pub layout: Option<LayoutId>,
+    /// The function whose frame holds the object (stack objects only).
+    pub owner: Option<FuncId>,
+    /// For `func:` objects, the function it stands for.
+    pub func: Option<FuncId>,
+}
+
+/// A pointer move by a constant byte offset plus unknown multiples of some strides.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Gep {
+    pub offset: i64,
+    pub strides: Vec<u64>,
+}
+
+impl Gep {
+    /// An unknown offset anywhere in the object (pointer arithmetic through integers,
+    /// `strchr`-like results): keeps only byte-granular arrays field-sensitive.
+    pub fn unknown() -> Gep {
+        Gep { offset: 0, strides: vec![1] }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Constraint {
+    /// dst ⊇ {&obj + offset}
+    AddrOf { dst: VarId, obj: ObjId, offset: i64 },
+    /// dst ⊇ src
+    Copy { dst: VarId, src: VarId },
+    /// dst ⊇ *ptr, reading `size` bytes
+    Load { dst: VarId, ptr: VarId, size: u64 },
+    /// *ptr ⊇ src, writing `size` bytes
+    Store { ptr: VarId, src: VarId, size: u64 },
+    /// dst ⊇ { p + gep | p ∈ src }
+    Gep { dst: VarId, src: VarId, gep: Gep },
+    /// Contents of the objects of src flow to the objects of dst (memcpy, realloc, va_copy).
+    MemCopy { dst: VarId, src: VarId },
+    /// The objects src points to escape into code we cannot see (unknown externals).
+    Escape { src: VarId },
+}
+
+/// A memory access for mod/ref: `size` bytes at ptr, or whole objects when None.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub ptr: VarId,
+    pub size: Option<u64>,
+    pub write: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Callee {
+    Direct(FuncId),
+    Indirect(VarId),
+}
+
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    pub caller: FuncId,
+    pub callee: Callee,
+    /// Actual arguments; None for those that carry no pointer.
+    pub args: Vec<Option<VarId>>,
+    pub ret: Option<VarId>,
+    pub line: u32,
+    /// The object a model allocates at this site (`heap:F:LINE`), made by the front end for
+    /// direct calls to allocators and for indirect calls (which may reach one).
+    pub heap: Option<ObjId>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Function {
+    pub name: String,
+    /// Has a body in the module.
+    pub defined: bool,
+    /// Formal parameters; None for those that carry no pointer.
+    pub formals: Vec<Option<VarId>>,
+    pub ret: Option<VarId>,
+    /// The object holding variadic arguments (`stack:F:...`), and a var pointing to it.
+    pub varargs: Option<(ObjId, VarId)>,
+    /// The function's own `func:` object.
+    pub obj: ObjId,
+    pub constraints: Vec<Constraint>,
+    pub accesses: Vec<Access>,
+    pub calls: Vec<CallId>,
+    /// How an external function behaves (None for defined functions).
+    pub model: Option<Model>,
+}
+
+/// A source-level variable: `F::v` or `::g`, held in memory object `obj`.
+#[derive(Clone, Debug)]
+pub struct SourceVar {
+    pub name: String,
+    pub obj: ObjId,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FrontStats {
+    pub defined_functions: usize,
+    pub declared_functions: usize,
+    pub instructions: usize,
+    /// Calls to external functions without a model, by name (conservative policy applied).
+    pub unknown_externals: std::collections::BTreeMap<String, usize>,
+    /// Instructions the front end does not model precisely (handled conservatively).
+    pub unsupported: std::collections::BTreeMap<String, usize>,
+}
+
+/// Everything the solver needs about a program.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub module: String,
+    pub layouts: Vec<Layout>,
+    pub objects: Vec<Object>,
+    pub num_vars: u32,
+    pub functions: Vec<Function>,
+    pub calls: Vec<CallSite>,
+    /// Initial memory contents (global initialisers): field of (obj, offset) points to
+    /// (target, target_offset).
+    pub init: Vec<(ObjId, i64, ObjId, i64)>,
+    /// Constraints of constant expressions (not tied to one function): always active.
+    pub init_constraints: Vec<Constraint>,
+    pub source_vars: Vec<SourceVar>,
+    pub stats: FrontStats,
+}
+
+impl Program {
+    pub fn new_var(&mut self) -> VarId {
+        self.num_vars += 1;
+        self.num_vars - 1
+    }
+
+    pub fn add_object(&mut self, obj: Object) -> ObjId {
+        self.objects.push(obj);
+        (self.objects.len() - 1) as ObjId
+    }
+
+    pub fn add_layout(&mut self, l: Layout) -> LayoutId {
+        self.layouts.push(l);
+        (self.layouts.len() - 1) as LayoutId
+    }
+
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions.iter().position(|f| f.name == name).map(|i| i as FuncId)
+    }
+
+    pub fn object_by_label(&self, label: &str) -> Option<ObjId> {
+        self.objects.iter().position(|o| o.label == label).map(|i| i as ObjId)
+    }
+
+    pub fn layout_of(&self, obj: ObjId) -> Option<&Layout> {
+        self.objects[obj as usize].layout.map(|l| &self.layouts[l as usize])
+    }
+
+    /// Number of constraints of all functions (for statistics).
+    pub fn num_constraints(&self) -> usize {
+        self.functions.iter().map(|f| f.constraints.len()).sum::<usize>() + self.calls.len() + self.init.len()
+    }
+
+    /// Give labels that collide a `#2`, `#3`, ... suffix in object order.
+    pub fn disambiguate_labels(&mut self) {
+        let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
+        for o in &mut self.objects {
+            let n = seen.entry(o.label.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                o.label = format!("{}#{}", o.label, n);
+            }
+        }
+        let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
+        for v in &mut self.source_vars {
+            let n = seen.entry(v.name.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                v.name = format!("{}#{}", v.name, n);
+            }
+        }
+    }
+}

@@ -1,0 +1,981 @@
+//! LLVM 14 front end: reads `.bc`, `.ll` or `.c` and extracts pointer facts (`facts.rs`).
+//!
+//! Uses the LLVM C API through llvm-sys, linked dynamically against Debian's libLLVM-14.so
+//! (the library KLEE links), so the same code can later walk KLEE's own module.
+//! Names follow the labels of `pspa analyze`: `global:NAME`, `stack:F:VAR`, `heap:F:LINE`,
+//! `func:NAME`.
+
+use crate::facts::*;
+use crate::layout::{LType, Layout};
+use crate::models::{model_for, Model};
+use anyhow::{anyhow, bail, Context, Result};
+use llvm_sys::core::*;
+use llvm_sys::ir_reader::LLVMParseIRInContext;
+use llvm_sys::prelude::*;
+use llvm_sys::target::*;
+use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+use rustc_hash::FxHashMap;
+use std::ffi::{CStr, CString};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Front-end options.
+#[derive(Clone, Debug, Default)]
+pub struct FrontOptions {
+    /// Extra functions that allocate like malloc (`--allocator NAME`).
+    pub allocators: Vec<String>,
+}
+
+/// A parsed LLVM module with its context; disposed on drop.
+pub struct Module {
+    ctx: LLVMContextRef,
+    module: LLVMModuleRef,
+    pub path: PathBuf,
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        unsafe {
+            LLVMDisposeModule(self.module);
+            LLVMContextDispose(self.ctx);
+        }
+    }
+}
+
+/// Read a module from `.bc` / `.ll`, or compile a `.c` file with clang-14 first.
+pub fn load(path: &Path) -> Result<Module> {
+    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read file", path.display()))?;
+    if meta.is_dir() {
+        bail!("{}: is a directory, expected a .bc, .ll or .c file", path.display());
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if ext == "c" {
+        let dir = tempfile::tempdir().context("cannot create a temporary directory")?;
+        let bc = dir.path().join("input.bc");
+        compile_c(path, &bc)?;
+        let mut m = parse(&bc).with_context(|| format!("{}: compiled bitcode", path.display()))?;
+        m.path = path.to_path_buf();
+        return Ok(m);
+    }
+    parse(path)
+}
+
+/// The clang command used for `.c` inputs (overridable with `PSPA_CLANG`).
+pub fn clang() -> String {
+    std::env::var("PSPA_CLANG").unwrap_or_else(|_| "clang-14".to_string())
+}
+
+pub fn compile_c(src: &Path, out: &Path) -> Result<()> {
+    let cc = clang();
+    let output = Command::new(&cc)
+        .args(["-g", "-O0", "-Xclang", "-disable-O0-optnone", "-fno-discard-value-names", "-emit-llvm", "-c"])
+        .arg(src)
+        .arg("-o")
+        .arg(out)
+        .output();
+    let output = match output {
+        Ok(o) => o,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            bail!("{}: cannot compile C: `{}` not found (install it: apt-get install clang-14)", src.display(), cc)
+        }
+        Err(e) => bail!("{}: cannot run {}: {}", src.display(), cc, e),
+    };
+    if !output.status.success() {
+        bail!("{}: {} failed:\n{}", src.display(), cc, String::from_utf8_lossy(&output.stderr));
+    }
+    Ok(())
+}
+
+fn parse(path: &Path) -> Result<Module> {
+    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read file", path.display()))?;
+    let is_bc = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    if !is_bc && std::str::from_utf8(&bytes).is_err() {
+        bail!("{}: not LLVM bitcode or textual IR", path.display());
+    }
+    unsafe {
+        let ctx = LLVMContextCreate();
+        let name = CString::new(path.display().to_string()).unwrap_or_default();
+        // LLVMParseIRInContext takes ownership of the buffer.
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr() as *const _, bytes.len(), name.as_ptr());
+        let mut module = std::ptr::null_mut();
+        let mut msg = std::ptr::null_mut();
+        if LLVMParseIRInContext(ctx, buf, &mut module, &mut msg) != 0 {
+            let err = if msg.is_null() { "unknown error".to_string() } else { take_message(msg) };
+            LLVMContextDispose(ctx);
+            let what = if is_bc { "malformed bitcode" } else { "malformed LLVM IR" };
+            bail!("{}: {}: {}", path.display(), what, err.trim());
+        }
+        Ok(Module { ctx, module, path: path.to_path_buf() })
+    }
+}
+
+unsafe fn take_message(msg: *mut std::os::raw::c_char) -> String {
+    let s = CStr::from_ptr(msg).to_string_lossy().into_owned();
+    LLVMDisposeMessage(msg);
+    s
+}
+
+unsafe fn value_name(v: LLVMValueRef) -> String {
+    let mut len = 0usize;
+    let p = LLVMGetValueName2(v, &mut len);
+    if p.is_null() {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+}
+
+/// Extract the facts of a module.
+pub fn extract(m: &Module, opts: &FrontOptions) -> Result<Program> {
+    let mut fe = Front::new(m, opts);
+    unsafe { fe.run()? };
+    let mut prog = fe.prog;
+    prog.disambiguate_labels();
+    Ok(prog)
+}
+
+struct Front<'m> {
+    m: &'m Module,
+    opts: &'m FrontOptions,
+    td: LLVMTargetDataRef,
+    prog: Program,
+    vars: FxHashMap<LLVMValueRef, VarId>,
+    funcs: FxHashMap<LLVMValueRef, FuncId>,
+    globals: FxHashMap<LLVMValueRef, ObjId>,
+    layouts: FxHashMap<LLVMTypeRef, Option<LayoutId>>,
+    pointerish: FxHashMap<LLVMTypeRef, bool>,
+    const_vars: FxHashMap<(ObjId, i64), VarId>,
+    /// Allocation call -> its heap object, until the first cast gives it a type.
+    untyped_heap: FxHashMap<LLVMValueRef, ObjId>,
+    cur: FuncId,
+    ptr_bits: u32,
+}
+
+impl<'m> Front<'m> {
+    fn new(m: &'m Module, opts: &'m FrontOptions) -> Front<'m> {
+        let td = unsafe { LLVMGetModuleDataLayout(m.module) };
+        let ptr_bits = unsafe { LLVMPointerSize(td) } * 8;
+        Front {
+            m,
+            opts,
+            td,
+            prog: Program { module: m.path.display().to_string(), ..Default::default() },
+            vars: Default::default(),
+            funcs: Default::default(),
+            globals: Default::default(),
+            layouts: Default::default(),
+            pointerish: Default::default(),
+            const_vars: Default::default(),
+            untyped_heap: Default::default(),
+            cur: 0,
+            ptr_bits,
+        }
+    }
+
+    fn f(&mut self) -> &mut Function {
+        &mut self.prog.functions[self.cur as usize]
+    }
+
+    fn push(&mut self, c: Constraint) {
+        self.f().constraints.push(c);
+    }
+
+    unsafe fn run(&mut self) -> Result<()> {
+        let module = self.m.module;
+        // Functions and their objects first: function pointers may appear anywhere.
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            let name = value_name(f);
+            let id = self.prog.functions.len() as FuncId;
+            let obj = self.prog.add_object(Object {
+                label: format!("func:{}", name),
+                kind: ObjKind::Func,
+                layout: None,
+                owner: None,
+                func: Some(id),
+            });
+            let defined = LLVMCountBasicBlocks(f) > 0;
+            let model = if defined { None } else { Some(model_for(&name, &self.opts.allocators)) };
+            self.prog.functions.push(Function { name, defined, obj, model, ..Default::default() });
+            self.funcs.insert(f, id);
+            if defined {
+                self.prog.stats.defined_functions += 1;
+            } else {
+                self.prog.stats.declared_functions += 1;
+            }
+            f = LLVMGetNextFunction(f);
+        }
+        let mut g = LLVMGetFirstGlobal(module);
+        while !g.is_null() {
+            let name = value_name(g);
+            let ty = LLVMGlobalGetValueType(g);
+            let layout = self.layout(ty);
+            let obj = self.prog.add_object(Object {
+                label: format!("global:{}", name),
+                kind: ObjKind::Global,
+                layout,
+                owner: None,
+                func: None,
+            });
+            self.globals.insert(g, obj);
+            if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
+                self.prog.source_vars.push(SourceVar { name: format!("::{}", name), obj });
+            }
+            g = LLVMGetNextGlobal(g);
+        }
+        let mut a = LLVMGetFirstGlobalAlias(module);
+        while !a.is_null() {
+            // An alias is another name for its aliasee's object.
+            if let Some((obj, _)) = self.const_target(LLVMAliasGetAliasee(a)) {
+                self.globals.insert(a, obj);
+            }
+            a = LLVMGetNextGlobalAlias(a);
+        }
+        // Global initialisers: the initial points-to graph of the whole-program analysis.
+        let mut g = LLVMGetFirstGlobal(module);
+        while !g.is_null() {
+            let init = LLVMGetInitializer(g);
+            if !init.is_null() {
+                let obj = self.globals[&g];
+                self.walk_init(obj, init, 0);
+            }
+            g = LLVMGetNextGlobal(g);
+        }
+        // Function bodies.
+        let mut f = LLVMGetFirstFunction(module);
+        while !f.is_null() {
+            self.cur = self.funcs[&f];
+            if LLVMCountBasicBlocks(f) > 0 {
+                self.function(f)?;
+            }
+            f = LLVMGetNextFunction(f);
+        }
+        Ok(())
+    }
+
+    // ---- types ----------------------------------------------------------------------
+
+    unsafe fn ltype(&mut self, t: LLVMTypeRef) -> Option<LType> {
+        use LLVMTypeKind::*;
+        match LLVMGetTypeKind(t) {
+            LLVMIntegerTypeKind | LLVMPointerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind
+            | LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind
+            | LLVMPPC_FP128TypeKind | LLVMX86_MMXTypeKind => {
+                Some(LType::Prim { size: LLVMABISizeOfType(self.td, t) })
+            }
+            LLVMStructTypeKind => {
+                if LLVMIsOpaqueStruct(t) != 0 {
+                    return None;
+                }
+                let n = LLVMCountStructElementTypes(t);
+                let mut members = Vec::with_capacity(n as usize);
+                for i in 0..n {
+                    let et = LLVMStructGetTypeAtIndex(t, i);
+                    let off = LLVMOffsetOfElement(self.td, t, i);
+                    members.push((off, self.ltype(et)?));
+                }
+                Some(LType::Struct { size: LLVMABISizeOfType(self.td, t), members })
+            }
+            LLVMArrayTypeKind => {
+                let elem = self.ltype(LLVMGetElementType(t))?;
+                Some(LType::Array { count: LLVMGetArrayLength(t) as u64, elem: Box::new(elem) })
+            }
+            LLVMVectorTypeKind => {
+                let elem = self.ltype(LLVMGetElementType(t))?;
+                Some(LType::Array { count: LLVMGetVectorSize(t) as u64, elem: Box::new(elem) })
+            }
+            _ => None,
+        }
+    }
+
+    unsafe fn type_name(t: LLVMTypeRef) -> String {
+        let s = take_message(LLVMPrintTypeToString(t));
+        s.trim_start_matches('%').to_string()
+    }
+
+    /// Layout of a type; None for types without a known body (then: field-insensitive).
+    unsafe fn layout(&mut self, t: LLVMTypeRef) -> Option<LayoutId> {
+        if let Some(l) = self.layouts.get(&t) {
+            return *l;
+        }
+        let l = self.ltype(t).map(|lt| {
+            let name = Self::type_name(t);
+            self.prog.add_layout(Layout::new(name, lt))
+        });
+        self.layouts.insert(t, l);
+        l
+    }
+
+    /// Whether values of this type can carry a pointer: pointers, pointer-sized integers
+    /// (ptrtoint, unions, coerced arguments) and aggregates containing them.
+    unsafe fn is_pointerish(&mut self, t: LLVMTypeRef) -> bool {
+        use LLVMTypeKind::*;
+        if let Some(&b) = self.pointerish.get(&t) {
+            return b;
+        }
+        let b = match LLVMGetTypeKind(t) {
+            LLVMPointerTypeKind => true,
+            LLVMIntegerTypeKind => LLVMGetIntTypeWidth(t) == self.ptr_bits,
+            LLVMStructTypeKind => {
+                let n = LLVMCountStructElementTypes(t);
+                (0..n).any(|i| self.is_pointerish(LLVMStructGetTypeAtIndex(t, i)))
+            }
+            LLVMArrayTypeKind | LLVMVectorTypeKind => self.is_pointerish(LLVMGetElementType(t)),
+            _ => false,
+        };
+        self.pointerish.insert(t, b);
+        b
+    }
+
+    // ---- values ---------------------------------------------------------------------
+
+    fn fresh_var(&mut self) -> VarId {
+        self.prog.new_var()
+    }
+
+    /// The variable of an instruction or argument result.
+    fn def_var(&mut self, v: LLVMValueRef) -> VarId {
+        if let Some(&x) = self.vars.get(&v) {
+            return x;
+        }
+        let x = self.prog.new_var();
+        self.vars.insert(v, x);
+        x
+    }
+
+    /// The variable carrying value `v`'s pointers, or None if it carries none.
+    unsafe fn var(&mut self, v: LLVMValueRef) -> Option<VarId> {
+        if let Some(&x) = self.vars.get(&v) {
+            return Some(x);
+        }
+        if !self.is_pointerish(LLVMTypeOf(v)) {
+            return None;
+        }
+        if !LLVMIsAInstruction(v).is_null() || !LLVMIsAArgument(v).is_null() {
+            return Some(self.def_var(v));
+        }
+        if LLVMIsConstant(v) == 0 {
+            return None;
+        }
+        if let Some((obj, off)) = self.const_target(v) {
+            return Some(self.const_var(obj, off));
+        }
+        if !LLVMIsAConstantExpr(v).is_null() || !LLVMIsAConstantAggregateZero(v).is_null()
+            || !LLVMIsAConstantStruct(v).is_null() || !LLVMIsAConstantArray(v).is_null()
+            || !LLVMIsAConstantVector(v).is_null()
+        {
+            // Some other constant expression: it may carry the pointers of its operands.
+            let n = LLVMGetNumOperands(v);
+            let mut srcs = Vec::new();
+            for i in 0..n {
+                if let Some(s) = self.var(LLVMGetOperand(v, i as u32)) {
+                    srcs.push(s);
+                }
+            }
+            if srcs.is_empty() {
+                return None;
+            }
+            let x = self.fresh_var();
+            let unknown_offset = !LLVMIsAConstantExpr(v).is_null() && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMIntToPtr;
+            for s in srcs {
+                let c = if unknown_offset {
+                    Constraint::Gep { dst: x, src: s, gep: Gep::unknown() }
+                } else {
+                    Constraint::Copy { dst: x, src: s }
+                };
+                self.push_global(c);
+            }
+            self.vars.insert(v, x);
+            return Some(x);
+        }
+        None
+    }
+
+    /// Constraints of constants are not tied to a function: put them in every entry's reach
+    /// by attaching them to a synthetic list activated with the program.
+    fn push_global(&mut self, c: Constraint) {
+        self.prog.init_constraints.push(c);
+    }
+
+    fn const_var(&mut self, obj: ObjId, off: i64) -> VarId {
+        if let Some(&x) = self.const_vars.get(&(obj, off)) {
+            return x;
+        }
+        let x = self.fresh_var();
+        self.push_global(Constraint::AddrOf { dst: x, obj, offset: off });
+        self.const_vars.insert((obj, off), x);
+        x
+    }
+
+    /// A constant pointer as (object, byte offset): `@g`, `gep(@g, ...)`, casts of those.
+    unsafe fn const_target(&mut self, v: LLVMValueRef) -> Option<(ObjId, i64)> {
+        if let Some(&o) = self.globals.get(&v) {
+            return Some((o, 0));
+        }
+        if let Some(&f) = self.funcs.get(&v) {
+            return Some((self.prog.functions[f as usize].obj, 0));
+        }
+        if LLVMIsAConstantExpr(v).is_null() {
+            return None;
+        }
+        match LLVMGetConstOpcode(v) {
+            LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast | LLVMOpcode::LLVMPtrToInt => {
+                self.const_target(LLVMGetOperand(v, 0))
+            }
+            LLVMOpcode::LLVMIntToPtr => {
+                let op = LLVMGetOperand(v, 0);
+                if !LLVMIsAConstantExpr(op).is_null() && LLVMGetConstOpcode(op) == LLVMOpcode::LLVMPtrToInt {
+                    self.const_target(op)
+                } else {
+                    None
+                }
+            }
+            LLVMOpcode::LLVMGetElementPtr => {
+                let (o, off) = self.const_target(LLVMGetOperand(v, 0))?;
+                let g = self.gep_of(v)?;
+                if !g.strides.is_empty() {
+                    return None;
+                }
+                Some((o, off + g.offset))
+            }
+            _ => None,
+        }
+    }
+
+    /// The byte offset (and variable strides) of a GEP instruction or constant expression.
+    unsafe fn gep_of(&mut self, v: LLVMValueRef) -> Option<Gep> {
+        let mut ty = LLVMGetGEPSourceElementType(v);
+        let n = LLVMGetNumOperands(v) as u32;
+        let mut g = Gep::default();
+        for i in 1..n {
+            let idx = LLVMGetOperand(v, i);
+            let kind = LLVMGetTypeKind(ty);
+            if i > 1 && kind == LLVMTypeKind::LLVMStructTypeKind {
+                if LLVMIsAConstantInt(idx).is_null() {
+                    return None;
+                }
+                let k = LLVMConstIntGetZExtValue(idx) as u32;
+                g.offset += LLVMOffsetOfElement(self.td, ty, k) as i64;
+                ty = LLVMStructGetTypeAtIndex(ty, k);
+                continue;
+            }
+            // The first index walks over the source type; later ones over array elements.
+            let elem = if i == 1 { ty } else { LLVMGetElementType(ty) };
+            let stride = LLVMABISizeOfType(self.td, elem);
+            if !LLVMIsAConstantInt(idx).is_null() {
+                g.offset += LLVMConstIntGetSExtValue(idx) * stride as i64;
+            } else if LLVMGetTypeKind(LLVMTypeOf(idx)) == LLVMTypeKind::LLVMVectorTypeKind {
+                g.strides.push(stride);
+            } else {
+                g.strides.push(stride);
+            }
+            ty = elem;
+        }
+        Some(g)
+    }
+
+    /// Pointer constants inside a global's initialiser, at byte offset `off`.
+    unsafe fn walk_init(&mut self, obj: ObjId, c: LLVMValueRef, off: i64) {
+        let t = LLVMTypeOf(c);
+        if !self.is_pointerish(t) || !LLVMIsAConstantAggregateZero(c).is_null() || !LLVMIsAUndefValue(c).is_null() {
+            return;
+        }
+        match LLVMGetTypeKind(t) {
+            LLVMTypeKind::LLVMStructTypeKind => {
+                for i in 0..LLVMGetNumOperands(c) as u32 {
+                    let eo = LLVMOffsetOfElement(self.td, t, i) as i64;
+                    self.walk_init(obj, LLVMGetOperand(c, i), off + eo);
+                }
+            }
+            LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
+                let es = LLVMABISizeOfType(self.td, LLVMGetElementType(t)) as i64;
+                if !LLVMIsAConstantDataSequential(c).is_null() {
+                    return; // only ints and floats
+                }
+                for i in 0..LLVMGetNumOperands(c) as u32 {
+                    self.walk_init(obj, LLVMGetOperand(c, i), off + i as i64 * es);
+                }
+            }
+            _ => {
+                if let Some((t, toff)) = self.const_target(c) {
+                    self.prog.init.push((obj, off, t, toff));
+                } else if let Some(v) = self.var(c) {
+                    // A pointer computed by a constant expression we cannot fold.
+                    let p = self.const_var(obj, off);
+                    self.push_global(Constraint::Store { ptr: p, src: v, size: self.ptr_bits as u64 / 8 });
+                }
+            }
+        }
+    }
+
+    // ---- functions ------------------------------------------------------------------
+
+    unsafe fn dbg_names(&mut self, f: LLVMValueRef) -> FxHashMap<LLVMValueRef, String> {
+        let mut names = FxHashMap::default();
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMCall {
+                    let callee = LLVMGetCalledValue(i);
+                    if !callee.is_null() && value_name(callee) == "llvm.dbg.declare" {
+                        if let (Some(a), Some(n)) = (md_value(LLVMGetOperand(i, 0)), md_var_name(LLVMGetOperand(i, 1))) {
+                            names.entry(a).or_insert(n);
+                        }
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        names
+    }
+
+    unsafe fn function(&mut self, f: LLVMValueRef) -> Result<()> {
+        let fname = self.prog.functions[self.cur as usize].name.clone();
+        let fty = LLVMGlobalGetValueType(f);
+        let nparams = LLVMCountParams(f);
+        let mut formals = Vec::with_capacity(nparams as usize);
+        for i in 0..nparams {
+            let p = LLVMGetParam(f, i);
+            formals.push(if self.is_pointerish(LLVMTypeOf(p)) { Some(self.def_var(p)) } else { None });
+        }
+        let ret = if self.is_pointerish(LLVMGetReturnType(fty)) { Some(self.fresh_var()) } else { None };
+        let varargs = if LLVMIsFunctionVarArg(fty) != 0 {
+            let o = self.prog.add_object(Object {
+                label: format!("stack:{}:...", fname),
+                kind: ObjKind::Stack,
+                layout: None,
+                owner: Some(self.cur),
+                func: None,
+            });
+            Some((o, self.fresh_var()))
+        } else {
+            None
+        };
+        {
+            let func = self.f();
+            func.formals = formals;
+            func.ret = ret;
+            func.varargs = varargs;
+        }
+        let names = self.dbg_names(f);
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                self.prog.stats.instructions += 1;
+                self.instruction(i, &fname, &names)?;
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        Ok(())
+    }
+
+    unsafe fn store_size(&self, t: LLVMTypeRef) -> u64 {
+        LLVMStoreSizeOfType(self.td, t)
+    }
+
+    fn unsupported(&mut self, what: &str) {
+        *self.prog.stats.unsupported.entry(what.to_string()).or_insert(0) += 1;
+    }
+
+    fn copy(&mut self, dst: VarId, src: Option<VarId>) {
+        if let Some(s) = src {
+            self.push(Constraint::Copy { dst, src: s });
+        }
+    }
+
+    unsafe fn instruction(&mut self, i: LLVMValueRef, fname: &str, names: &FxHashMap<LLVMValueRef, String>) -> Result<()> {
+        use LLVMOpcode::*;
+        let op = LLVMGetInstructionOpcode(i);
+        let ty = LLVMTypeOf(i);
+        let ptrish = self.is_pointerish(ty);
+        match op {
+            LLVMAlloca => {
+                let name = names.get(&i).cloned().unwrap_or_else(|| value_name(i));
+                let aty = LLVMGetAllocatedType(i);
+                let count = LLVMGetOperand(i, 0);
+                let layout = if !LLVMIsAConstantInt(count).is_null() && LLVMConstIntGetZExtValue(count) > 1 {
+                    let n = LLVMConstIntGetZExtValue(count);
+                    self.ltype(aty).map(|e| {
+                        let tn = format!("[{} x {}]", n, Self::type_name(aty));
+                        self.prog.add_layout(Layout::new(tn, LType::Array { count: n, elem: Box::new(e) }))
+                    })
+                } else {
+                    // A variable count is an array of the type: the implicit array covers it.
+                    self.layout(aty)
+                };
+                let obj = self.prog.add_object(Object {
+                    label: format!("stack:{}:{}", fname, name),
+                    kind: ObjKind::Stack,
+                    layout,
+                    owner: Some(self.cur),
+                    func: None,
+                });
+                if names.contains_key(&i) && LLVMGetTypeKind(aty) == LLVMTypeKind::LLVMPointerTypeKind {
+                    self.prog.source_vars.push(SourceVar { name: format!("{}::{}", fname, name), obj });
+                }
+                let v = self.def_var(i);
+                self.push(Constraint::AddrOf { dst: v, obj, offset: 0 });
+            }
+            LLVMLoad => {
+                let size = self.store_size(ty);
+                if let Some(p) = self.var(LLVMGetOperand(i, 0)) {
+                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: false });
+                    if ptrish {
+                        let d = self.def_var(i);
+                        self.push(Constraint::Load { dst: d, ptr: p, size });
+                    }
+                }
+            }
+            LLVMStore => {
+                let val = LLVMGetOperand(i, 0);
+                let size = self.store_size(LLVMTypeOf(val));
+                if let Some(p) = self.var(LLVMGetOperand(i, 1)) {
+                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: true });
+                    if let Some(s) = self.var(val) {
+                        self.push(Constraint::Store { ptr: p, src: s, size });
+                    }
+                }
+            }
+            LLVMGetElementPtr => {
+                let d = self.def_var(i);
+                let src = self.var(LLVMGetOperand(i, 0));
+                if let Some(s) = src {
+                    match self.gep_of(i) {
+                        Some(g) if g == Gep::default() => self.push(Constraint::Copy { dst: d, src: s }),
+                        Some(g) => self.push(Constraint::Gep { dst: d, src: s, gep: g }),
+                        None => {
+                            self.unsupported("gep with variable struct index");
+                            self.push(Constraint::Gep { dst: d, src: s, gep: Gep::unknown() })
+                        }
+                    }
+                }
+            }
+            LLVMBitCast | LLVMAddrSpaceCast => {
+                let src = LLVMGetOperand(i, 0);
+                if let Some(&h) = self.untyped_heap.get(&src) {
+                    // Section 5: the first cast of an allocation's result gives its type.
+                    self.untyped_heap.remove(&src);
+                    if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
+                        let l = self.layout(LLVMGetElementType(ty));
+                        self.prog.objects[h as usize].layout = l;
+                    }
+                }
+                if ptrish {
+                    let d = self.def_var(i);
+                    let s = self.var(src);
+                    self.copy(d, s);
+                }
+            }
+            LLVMPtrToInt => {
+                if ptrish {
+                    let d = self.def_var(i);
+                    let s = self.var(LLVMGetOperand(i, 0));
+                    self.copy(d, s);
+                }
+            }
+            LLVMIntToPtr => {
+                let src = LLVMGetOperand(i, 0);
+                let d = self.def_var(i);
+                if let Some(s) = self.var(src) {
+                    let plain = (!LLVMIsAInstruction(src).is_null() && LLVMGetInstructionOpcode(src) == LLVMPtrToInt)
+                        || (!LLVMIsAConstantExpr(src).is_null() && LLVMGetConstOpcode(src) == LLVMPtrToInt);
+                    if plain {
+                        self.push(Constraint::Copy { dst: d, src: s });
+                    } else {
+                        // Integer arithmetic happened: the offset is unknown.
+                        self.push(Constraint::Gep { dst: d, src: s, gep: Gep::unknown() });
+                    }
+                }
+            }
+            LLVMAdd | LLVMSub | LLVMAnd | LLVMOr | LLVMXor => {
+                if ptrish {
+                    let d = self.def_var(i);
+                    for k in 0..2 {
+                        let s = self.var(LLVMGetOperand(i, k));
+                        self.copy(d, s);
+                    }
+                }
+            }
+            LLVMPHI => {
+                if ptrish {
+                    let d = self.def_var(i);
+                    for k in 0..LLVMCountIncoming(i) {
+                        let s = self.var(LLVMGetIncomingValue(i, k));
+                        self.copy(d, s);
+                    }
+                }
+            }
+            LLVMSelect => {
+                if ptrish {
+                    let d = self.def_var(i);
+                    for k in 1..3 {
+                        let s = self.var(LLVMGetOperand(i, k));
+                        self.copy(d, s);
+                    }
+                }
+            }
+            LLVMExtractValue | LLVMExtractElement | LLVMFreeze => {
+                if ptrish {
+                    let d = self.def_var(i);
+                    let s = self.var(LLVMGetOperand(i, 0));
+                    self.copy(d, s);
+                }
+            }
+            LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => {
+                if ptrish {
+                    let d = self.def_var(i);
+                    for k in 0..2 {
+                        let s = self.var(LLVMGetOperand(i, k));
+                        self.copy(d, s);
+                    }
+                }
+            }
+            LLVMRet => {
+                if LLVMGetNumOperands(i) > 0 {
+                    let s = self.var(LLVMGetOperand(i, 0));
+                    if let (Some(r), Some(s)) = (self.f().ret, s) {
+                        self.push(Constraint::Copy { dst: r, src: s });
+                    }
+                }
+            }
+            LLVMCall | LLVMInvoke | LLVMCallBr => self.call(i, fname, ptrish)?,
+            LLVMVAArg => {
+                let d = self.def_var(i);
+                if let Some((_, vv)) = self.f().varargs {
+                    self.push(Constraint::Load { dst: d, ptr: vv, size: 8 });
+                    self.f().accesses.push(Access { ptr: vv, size: None, write: false });
+                }
+            }
+            LLVMAtomicCmpXchg | LLVMAtomicRMW => {
+                let (p, val) = if op == LLVMAtomicCmpXchg { (0, 2) } else { (0, 1) };
+                let v = LLVMGetOperand(i, val);
+                let size = self.store_size(LLVMTypeOf(v));
+                if let Some(p) = self.var(LLVMGetOperand(i, p)) {
+                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: true });
+                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: false });
+                    if let Some(s) = self.var(v) {
+                        self.push(Constraint::Store { ptr: p, src: s, size });
+                    }
+                    if ptrish {
+                        let d = self.def_var(i);
+                        self.push(Constraint::Load { dst: d, ptr: p, size });
+                    }
+                }
+            }
+            LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad | LLVMCatchSwitch => {
+                if ptrish {
+                    self.unsupported("exception handling");
+                }
+            }
+            _ => {
+                if ptrish {
+                    // A pointer from an instruction we do not model: conservatively, it may
+                    // point wherever its operands point, at an unknown offset.
+                    let name = format!("{:?}", op).trim_start_matches("LLVM").to_string();
+                    self.unsupported(&name);
+                    let d = self.def_var(i);
+                    for k in 0..LLVMGetNumOperands(i) as u32 {
+                        if let Some(s) = self.var(LLVMGetOperand(i, k)) {
+                            self.push(Constraint::Gep { dst: d, src: s, gep: Gep::unknown() });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    unsafe fn call(&mut self, i: LLVMValueRef, fname: &str, ptrish: bool) -> Result<()> {
+        let callee = LLVMGetCalledValue(i);
+        let nargs = LLVMGetNumArgOperands(i);
+        let line = LLVMGetDebugLocLine(i);
+        let target = self.const_function(callee);
+        if let Some(g) = target {
+            let gname = self.prog.functions[g as usize].name.clone();
+            if gname.starts_with("llvm.") {
+                return self.intrinsic(i, &gname, ptrish);
+            }
+        }
+        let mut args = Vec::with_capacity(nargs as usize);
+        for k in 0..nargs {
+            args.push(self.var(LLVMGetOperand(i, k)));
+        }
+        let ret = if ptrish { Some(self.def_var(i)) } else { None };
+        let (callee, allocates) = match target {
+            Some(g) => {
+                let gname = self.prog.functions[g as usize].name.clone();
+                let mut allocates = false;
+                if self.opts.allocators.iter().any(|a| *a == gname) && self.prog.functions[g as usize].defined {
+                    // A user-declared allocator with a body: calls are allocation sites.
+                    self.prog.functions[g as usize].model = Some(model_for(&gname, &self.opts.allocators));
+                    self.prog.functions[g as usize].defined = false;
+                }
+                if let Some(m) = self.prog.functions[g as usize].model {
+                    allocates = m.allocates();
+                    if m == Model::Unknown {
+                        *self.prog.stats.unknown_externals.entry(gname).or_insert(0) += 1;
+                    }
+                }
+                (Callee::Direct(g), allocates)
+            }
+            None if !LLVMIsAInlineAsm(callee).is_null() => {
+                // Inline assembly: like an unknown external function.
+                self.unsupported("inline asm");
+                let v = self.fresh_var();
+                for a in args.iter().flatten() {
+                    self.push(Constraint::Escape { src: *a });
+                }
+                if let Some(r) = ret {
+                    self.push(Constraint::Copy { dst: r, src: v });
+                }
+                return Ok(());
+            }
+            None => match self.var(callee) {
+                Some(v) => (Callee::Indirect(v), false),
+                None => return Ok(()),
+            },
+        };
+        let heap = if allocates {
+            let o = self.prog.add_object(Object {
+                label: format!("heap:{}:{}", fname, line),
+                kind: ObjKind::Heap,
+                layout: None,
+                owner: None,
+                func: None,
+            });
+            self.untyped_heap.insert(i, o);
+            Some(o)
+        } else {
+            None
+        };
+        let id = self.prog.calls.len() as CallId;
+        self.prog.calls.push(CallSite { caller: self.cur, callee, args, ret, line, heap });
+        self.f().calls.push(id);
+        Ok(())
+    }
+
+    /// The function a callee operand names (through casts), if it is constant.
+    unsafe fn const_function(&mut self, v: LLVMValueRef) -> Option<FuncId> {
+        if let Some(&f) = self.funcs.get(&v) {
+            return Some(f);
+        }
+        if !LLVMIsAConstantExpr(v).is_null() && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMBitCast {
+            return self.const_function(LLVMGetOperand(v, 0));
+        }
+        if !LLVMIsAGlobalAlias(v).is_null() {
+            return self.const_function(LLVMAliasGetAliasee(v));
+        }
+        None
+    }
+
+    unsafe fn const_len(v: LLVMValueRef) -> Option<u64> {
+        if LLVMIsAConstantInt(v).is_null() {
+            None
+        } else {
+            Some(LLVMConstIntGetZExtValue(v))
+        }
+    }
+
+    unsafe fn intrinsic(&mut self, i: LLVMValueRef, name: &str, ptrish: bool) -> Result<()> {
+        let arg = |s: &mut Self, k: u32| s.var(LLVMGetOperand(i, k));
+        let base = name.split('.').take(2).collect::<Vec<_>>().join(".");
+        match base.as_str() {
+            "llvm.memcpy" | "llvm.memmove" => {
+                let len = Self::const_len(LLVMGetOperand(i, 2));
+                let (d, s) = (arg(self, 0), arg(self, 1));
+                if let Some(d) = d {
+                    self.f().accesses.push(Access { ptr: d, size: len, write: true });
+                }
+                if let Some(s) = s {
+                    self.f().accesses.push(Access { ptr: s, size: len, write: false });
+                }
+                if let (Some(d), Some(s)) = (d, s) {
+                    self.push(Constraint::MemCopy { dst: d, src: s });
+                }
+            }
+            "llvm.memset" => {
+                let len = Self::const_len(LLVMGetOperand(i, 2));
+                if let Some(d) = arg(self, 0) {
+                    self.f().accesses.push(Access { ptr: d, size: len, write: true });
+                }
+            }
+            "llvm.va_start" => {
+                if let (Some(ap), Some((_, vv))) = (arg(self, 0), self.f().varargs) {
+                    // The va_list's save areas point to the variadic arguments.
+                    self.push(Constraint::Store { ptr: ap, src: vv, size: 24 });
+                    self.f().accesses.push(Access { ptr: ap, size: Some(24), write: true });
+                }
+            }
+            "llvm.va_copy" => {
+                if let (Some(d), Some(s)) = (arg(self, 0), arg(self, 1)) {
+                    self.push(Constraint::MemCopy { dst: d, src: s });
+                    self.f().accesses.push(Access { ptr: d, size: Some(24), write: true });
+                    self.f().accesses.push(Access { ptr: s, size: Some(24), write: false });
+                }
+            }
+            "llvm.dbg" | "llvm.lifetime" | "llvm.va_end" | "llvm.assume" | "llvm.expect" | "llvm.stacksave"
+            | "llvm.stackrestore" | "llvm.objectsize" | "llvm.prefetch" | "llvm.trap" | "llvm.debugtrap"
+            | "llvm.invariant" | "llvm.donothing" => {}
+            _ => {
+                if ptrish {
+                    // Pointer-returning intrinsics (ptrmask, launder.invariant.group, ...)
+                    // return a pointer derived from their pointer arguments.
+                    let d = self.def_var(i);
+                    for k in 0..LLVMGetNumArgOperands(i) {
+                        if let Some(s) = arg(self, k) {
+                            self.push(Constraint::Copy { dst: d, src: s });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The value wrapped by `metadata <value>` (a dbg.declare address).
+unsafe fn md_value(v: LLVMValueRef) -> Option<LLVMValueRef> {
+    if LLVMIsAMDNode(v).is_null() {
+        return None;
+    }
+    if LLVMGetMDNodeNumOperands(v) != 1 {
+        return None;
+    }
+    let mut out = [std::ptr::null_mut(); 1];
+    LLVMGetMDNodeOperands(v, out.as_mut_ptr());
+    (!out[0].is_null() && LLVMIsAMDNode(out[0]).is_null() && LLVMIsAMDString(out[0]).is_null()).then_some(out[0])
+}
+
+/// The name of a DILocalVariable (its operand 1 is the name string).
+unsafe fn md_var_name(v: LLVMValueRef) -> Option<String> {
+    if LLVMIsAMDNode(v).is_null() {
+        return None;
+    }
+    let n = LLVMGetMDNodeNumOperands(v);
+    if n < 2 {
+        return None;
+    }
+    let mut ops = vec![std::ptr::null_mut(); n as usize];
+    LLVMGetMDNodeOperands(v, ops.as_mut_ptr());
+    let s = ops[1];
+    if s.is_null() {
+        return None;
+    }
+    let mut len = 0u32;
+    let p = LLVMGetMDString(s, &mut len);
+    if p.is_null() {
+        return None;
+    }
+    Some(String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned())
+}
+
+impl Program {
+    /// Load and extract in one step.
+    pub fn from_file(path: &Path, opts: &FrontOptions) -> Result<Program> {
+        let m = load(path)?;
+        extract(&m, opts).map_err(|e| anyhow!("{}: {}", path.display(), e))
+    }
+}

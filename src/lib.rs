@@ -1,0 +1,13 @@
+//! pspa: past-sensitive pointer analysis (Trabish et al., ESEC/FSE 2020) for KLEE.
+//!
+//! Facts in, relations out: the front end turns LLVM bitcode into [`facts`]; the [`solver`]
+//! computes points-to sets from an initial graph over the functions an entry reaches;
+//! [`modref`] turns them into mod/ref sets; [`analysis`] labels and reports them.
+
+pub mod analysis;
+pub mod facts;
+pub mod frontend;
+pub mod layout;
+pub mod modref;
+pub mod models;
+pub mod solver;

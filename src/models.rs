@@ -1,0 +1,232 @@
+//! Models of external (body-less) functions: what they do to pointers and to memory.
+//!
+//! Policy for an external function without a model (documented in the README): its pointer
+//! arguments *escape*. Every object reachable from an escaped pointer may be read and
+//! written by it, may come to point to any other escaped object, and any escaped function
+//! pointer may be called with escaped arguments. Its result may point to any escaped object
+//! or to a fresh object of the call site. This is sound for code that only sees what it is
+//! given; each such call is counted in the statistics (`unknown_externals`).
+
+/// One effect of an external call. Argument indices are 0-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// The result points to a fresh object of the call site (`heap:F:LINE`).
+    Alloc,
+    /// Like `Alloc`, and the new object receives the contents of the object of arg i.
+    Realloc(usize),
+    /// The result is argument i.
+    RetArg(usize),
+    /// The result points somewhere inside the object of argument i (unknown offset).
+    RetInto(usize),
+    /// The result points to a library-owned object, one per call site (`getenv`, `fopen`).
+    RetStatic,
+    /// Writes / reads the objects argument i points to.
+    Mod(usize),
+    Ref(usize),
+    /// Writes / reads the objects of every argument from i on (variadic functions).
+    ModFrom(usize),
+    RefFrom(usize),
+    /// Reads every object reachable from argument i (a `va_list`, a `FILE*` internals).
+    RefDeep(usize),
+    /// Writes every object reachable from argument i (`vsscanf` through a `va_list`).
+    ModDeep(usize),
+    /// Contents of the objects of argument `dst` ⊇ contents of those of argument `src`.
+    Copy(usize, usize),
+    /// `*arg[ptr]` = a pointer into the object of `arg[into]` (`strtol`'s `endptr`).
+    StoreInto { ptr: usize, into: usize },
+    /// `*arg[ptr]` = a fresh object of the call site (`posix_memalign`, `getline`).
+    StoreAlloc(usize),
+    /// Calls the function pointer `func` with the given arguments (`usize::MAX`: the
+    /// callback's own result is discarded; arguments are indices into the call).
+    Callback { func: usize, args: &'static [usize] },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    Known(&'static [Effect]),
+    /// No model: the conservative escape policy above.
+    Unknown,
+}
+
+use Effect::*;
+
+const ALLOC: &[Effect] = &[Alloc];
+const NOTHING: &[Effect] = &[];
+const READ0: &[Effect] = &[Ref(0)];
+const READ01: &[Effect] = &[Ref(0), Ref(1)];
+const WRITE0: &[Effect] = &[Mod(0)];
+const STRCPY: &[Effect] = &[RetArg(0), Mod(0), Ref(0), Ref(1)];
+const MEMCPY: &[Effect] = &[RetArg(0), Mod(0), Ref(1), Copy(0, 1)];
+const PRINTF: &[Effect] = &[RefFrom(0)];
+const FPRINTF: &[Effect] = &[Mod(0), Ref(0), RefFrom(1)];
+const SPRINTF: &[Effect] = &[Mod(0), RefFrom(1)];
+const SNPRINTF: &[Effect] = &[Mod(0), RefFrom(2)];
+const SCANF: &[Effect] = &[Ref(0), ModFrom(1)];
+const SSCANF: &[Effect] = &[Ref(0), Ref(1), ModFrom(2)];
+const STRCHR: &[Effect] = &[RetInto(0), Ref(0)];
+const STRSTR: &[Effect] = &[RetInto(0), Ref(0), Ref(1)];
+const STRTOL: &[Effect] = &[Ref(0), Mod(1), StoreInto { ptr: 1, into: 0 }];
+const STATIC: &[Effect] = &[RetStatic];
+const STATIC_R0: &[Effect] = &[RetStatic, Ref(0)];
+const FOPEN: &[Effect] = &[RetStatic, Ref(0), Ref(1)];
+const FILE_RW: &[Effect] = &[Mod(0), Ref(0)];
+const FGETS: &[Effect] = &[RetArg(0), Mod(0), Mod(2), Ref(2)];
+const FREAD: &[Effect] = &[Mod(0), Mod(3), Ref(3)];
+const FWRITE: &[Effect] = &[Ref(0), Mod(3), Ref(3)];
+const FPUTS: &[Effect] = &[Ref(0), Mod(1), Ref(1)];
+const READ_FD: &[Effect] = &[Mod(1)];
+const WRITE_FD: &[Effect] = &[Ref(1)];
+const QSORT: &[Effect] = &[Mod(0), Ref(0), Callback { func: 3, args: &[0, 0] }];
+const BSEARCH: &[Effect] = &[RetInto(1), Ref(0), Ref(1), Callback { func: 4, args: &[0, 1] }];
+const PTHREAD_CREATE: &[Effect] = &[Mod(0), Callback { func: 2, args: &[3] }];
+const ATEXIT: &[Effect] = &[Callback { func: 0, args: &[] }];
+const SIGNAL: &[Effect] = &[Callback { func: 1, args: &[] }];
+const POSIX_MEMALIGN: &[Effect] = &[Mod(0), StoreAlloc(0)];
+const GETLINE: &[Effect] = &[Mod(0), Ref(0), Mod(1), StoreAlloc(0), Mod(2), Ref(2)];
+const VPRINTF: &[Effect] = &[Ref(0), RefDeep(1)];
+const VFPRINTF: &[Effect] = &[Mod(0), Ref(0), Ref(1), RefDeep(2)];
+const VSPRINTF: &[Effect] = &[Mod(0), Ref(1), RefDeep(2)];
+const VSNPRINTF: &[Effect] = &[Mod(0), Ref(2), RefDeep(3)];
+const VSSCANF: &[Effect] = &[Ref(0), Ref(1), ModDeep(2)];
+const STAT: &[Effect] = &[Ref(0), Mod(1)];
+const TIME: &[Effect] = &[Mod(0)];
+const REALLOC: &[Effect] = &[Realloc(0), Ref(0)];
+const STRDUP: &[Effect] = &[Alloc, Ref(0)];
+const LOCALTIME: &[Effect] = &[RetStatic, Ref(0)];
+const STRTOK: &[Effect] = &[RetInto(0), Mod(0), Ref(0), Ref(1)];
+const MEMSET: &[Effect] = &[RetArg(0), Mod(0)];
+const SETJMP: &[Effect] = &[Mod(0)];
+const LONGJMP: &[Effect] = &[Ref(0)];
+const SETVBUF: &[Effect] = &[Mod(0), Ref(0), Mod(1)];
+const ERRNO: &[Effect] = &[RetStatic];
+const STPCPY: &[Effect] = &[RetInto(0), Mod(0), Ref(1)];
+
+/// Built-in models, by name. Allocators added with `--allocator` use `ALLOC`.
+static MODELS: &[(&str, &[Effect])] = &[
+    // allocation
+    ("malloc", ALLOC), ("calloc", ALLOC), ("valloc", ALLOC), ("pvalloc", ALLOC),
+    ("aligned_alloc", ALLOC), ("memalign", ALLOC), ("_Znwm", ALLOC), ("_Znam", ALLOC),
+    ("_ZnwmRKSt9nothrow_t", ALLOC), ("_ZnamRKSt9nothrow_t", ALLOC),
+    ("realloc", REALLOC), ("reallocarray", REALLOC),
+    ("strdup", STRDUP), ("strndup", STRDUP), ("__strdup", STRDUP),
+    ("posix_memalign", POSIX_MEMALIGN), ("getline", GETLINE), ("getdelim", GETLINE),
+    ("free", NOTHING), ("cfree", NOTHING), ("_ZdlPv", NOTHING), ("_ZdaPv", NOTHING),
+    // strings and memory
+    ("strcpy", STRCPY), ("strncpy", STRCPY), ("strcat", STRCPY), ("strncat", STRCPY),
+    ("stpcpy", STPCPY), ("stpncpy", STPCPY),
+    ("memcpy", MEMCPY), ("memmove", MEMCPY), ("mempcpy", MEMCPY), ("bcopy", &[Mod(1), Ref(0), Copy(1, 0)]),
+    ("memset", MEMSET), ("bzero", WRITE0), ("explicit_bzero", WRITE0),
+    ("strlen", READ0), ("strnlen", READ0), ("strcmp", READ01), ("strncmp", READ01),
+    ("strcasecmp", READ01), ("strncasecmp", READ01), ("memcmp", READ01), ("bcmp", READ01),
+    ("strcoll", READ01), ("strspn", READ01), ("strcspn", READ01),
+    ("strchr", STRCHR), ("strrchr", STRCHR), ("memchr", STRCHR), ("memrchr", STRCHR),
+    ("rawmemchr", STRCHR), ("strchrnul", STRCHR), ("index", STRCHR), ("rindex", STRCHR),
+    ("strstr", STRSTR), ("strcasestr", STRSTR), ("strpbrk", STRSTR), ("memmem", STRSTR),
+    ("strtok", STRTOK), ("strtok_r", &[RetInto(0), Mod(0), Ref(0), Ref(1), Mod(2), StoreInto { ptr: 2, into: 0 }]),
+    ("strsep", &[Mod(0), Ref(0), Ref(1)]),
+    ("strerror", STATIC), ("strsignal", STATIC),
+    // numbers
+    ("atoi", READ0), ("atol", READ0), ("atoll", READ0), ("atof", READ0),
+    ("strtol", STRTOL), ("strtoul", STRTOL), ("strtoll", STRTOL), ("strtoull", STRTOL),
+    ("strtod", STRTOL), ("strtof", STRTOL), ("strtold", STRTOL), ("strtoimax", STRTOL), ("strtoumax", STRTOL),
+    ("abs", NOTHING), ("labs", NOTHING), ("rand", NOTHING), ("srand", NOTHING), ("random", NOTHING),
+    ("toupper", NOTHING), ("tolower", NOTHING), ("isalpha", NOTHING), ("isdigit", NOTHING),
+    ("isspace", NOTHING), ("isalnum", NOTHING), ("isupper", NOTHING), ("islower", NOTHING),
+    ("isprint", NOTHING), ("isxdigit", NOTHING), ("ispunct", NOTHING), ("iscntrl", NOTHING),
+    ("__ctype_b_loc", ERRNO), ("__ctype_tolower_loc", ERRNO), ("__ctype_toupper_loc", ERRNO),
+    ("__errno_location", ERRNO),
+    // stdio
+    ("printf", PRINTF), ("puts", READ0), ("putchar", NOTHING), ("perror", READ0),
+    ("fprintf", FPRINTF), ("dprintf", &[RefFrom(1)]),
+    ("sprintf", SPRINTF), ("snprintf", SNPRINTF),
+    ("vprintf", VPRINTF), ("vfprintf", VFPRINTF), ("vsprintf", VSPRINTF), ("vsnprintf", VSNPRINTF),
+    ("scanf", &[Ref(0), ModFrom(1)]), ("fscanf", SCANF), ("sscanf", SSCANF), ("__isoc99_scanf", &[Ref(0), ModFrom(1)]),
+    ("__isoc99_fscanf", SSCANF), ("__isoc99_sscanf", SSCANF), ("vsscanf", VSSCANF),
+    ("fopen", FOPEN), ("fopen64", FOPEN), ("fdopen", STATIC_R0), ("freopen", &[RetArg(2), Ref(0), Ref(1), Mod(2)]),
+    ("tmpfile", STATIC), ("popen", FOPEN),
+    ("fclose", FILE_RW), ("pclose", FILE_RW), ("fflush", FILE_RW), ("fgetc", FILE_RW), ("getc", FILE_RW),
+    ("_IO_getc", FILE_RW), ("ungetc", &[Mod(1), Ref(1)]), ("fputc", &[Mod(1), Ref(1)]), ("putc", &[Mod(1), Ref(1)]),
+    ("_IO_putc", &[Mod(1), Ref(1)]), ("feof", READ0), ("ferror", READ0), ("clearerr", WRITE0), ("fileno", READ0),
+    ("fseek", FILE_RW), ("fseeko", FILE_RW), ("ftell", FILE_RW), ("ftello", FILE_RW), ("rewind", FILE_RW),
+    ("fgets", FGETS), ("fread", FREAD), ("fwrite", FWRITE), ("fputs", FPUTS), ("getchar", NOTHING),
+    ("setvbuf", SETVBUF), ("setbuf", SETVBUF),
+    ("open", READ0), ("open64", READ0), ("close", NOTHING), ("read", READ_FD), ("write", WRITE_FD),
+    ("lseek", NOTHING), ("lseek64", NOTHING), ("unlink", READ0), ("remove", READ0), ("rename", READ01),
+    ("access", READ0), ("stat", STAT), ("lstat", STAT), ("fstat", &[Mod(1)]), ("stat64", STAT),
+    ("fstat64", &[Mod(1)]), ("lstat64", STAT), ("fsync", NOTHING), ("ftruncate", NOTHING),
+    ("fcntl", NOTHING), ("fcntl64", NOTHING), ("isatty", NOTHING), ("getpid", NOTHING), ("sleep", NOTHING),
+    ("usleep", NOTHING), ("getcwd", &[RetArg(0), Mod(0)]), ("getenv", STATIC_R0), ("secure_getenv", STATIC_R0),
+    ("mmap", STATIC), ("mmap64", STATIC), ("munmap", NOTHING), ("getpagesize", NOTHING), ("sysconf", NOTHING),
+    ("dlopen", STATIC_R0), ("dlsym", STATIC_R0), ("dlclose", NOTHING), ("dlerror", STATIC),
+    // time
+    ("time", TIME), ("gettimeofday", WRITE0), ("clock_gettime", &[Mod(1)]), ("clock", NOTHING),
+    ("localtime", LOCALTIME), ("gmtime", LOCALTIME), ("localtime_r", &[RetArg(1), Ref(0), Mod(1)]),
+    ("gmtime_r", &[RetArg(1), Ref(0), Mod(1)]), ("mktime", &[Mod(0), Ref(0)]), ("strftime", &[Mod(0), Ref(2), Ref(3)]),
+    ("ctime", LOCALTIME), ("asctime", LOCALTIME),
+    // control
+    ("exit", NOTHING), ("_exit", NOTHING), ("abort", NOTHING), ("__assert_fail", READ01),
+    ("__stack_chk_fail", NOTHING), ("setjmp", SETJMP), ("_setjmp", SETJMP), ("sigsetjmp", SETJMP),
+    ("longjmp", LONGJMP), ("_longjmp", LONGJMP), ("siglongjmp", LONGJMP),
+    ("qsort", QSORT), ("bsearch", BSEARCH), ("pthread_create", PTHREAD_CREATE),
+    ("atexit", ATEXIT), ("signal", SIGNAL), ("pthread_mutex_lock", FILE_RW), ("pthread_mutex_unlock", FILE_RW),
+    ("pthread_mutex_init", FILE_RW), ("pthread_mutex_destroy", FILE_RW), ("pthread_self", NOTHING),
+    ("pthread_join", &[Mod(1)]),
+    // KLEE's intrinsics, so that drivers written for KLEE analyse statically too.
+    ("klee_make_symbolic", &[Mod(0), Ref(2)]), ("klee_assume", NOTHING), ("klee_int", READ0),
+    ("klee_range", READ0), ("klee_report_error", READ01), ("klee_warning", READ0),
+    ("klee_silent_exit", NOTHING), ("klee_abort", NOTHING), ("klee_print_expr", READ0),
+    ("klee_is_symbolic", NOTHING), ("klee_get_value_i32", NOTHING), ("klee_get_value_i64", NOTHING),
+    ("klee_check_memory_access", READ0),
+];
+
+/// The model for an external function `name`. `allocators` are user-declared allocators.
+pub fn model_for(name: &str, allocators: &[String]) -> Model {
+    if allocators.iter().any(|a| a == name) {
+        return Model::Known(ALLOC);
+    }
+    // Fortified variants (`__strcpy_chk`) behave like the plain function.
+    let base = name
+        .strip_prefix("__")
+        .and_then(|n| n.strip_suffix("_chk"))
+        .unwrap_or(name);
+    MODELS
+        .iter()
+        .find(|(n, _)| *n == base || *n == name)
+        .map(|(_, e)| Model::Known(e))
+        .unwrap_or(Model::Unknown)
+}
+
+impl Model {
+    /// Whether calling this model may allocate an object at the call site.
+    pub fn allocates(&self) -> bool {
+        match self {
+            Model::Known(es) => es
+                .iter()
+                .any(|e| matches!(e, Alloc | Realloc(_) | RetStatic | StoreAlloc(_))),
+            Model::Unknown => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fortified_and_user_allocators() {
+        assert_eq!(model_for("__strcpy_chk", &[]), model_for("strcpy", &[]));
+        assert_eq!(model_for("xmalloc", &[]), Model::Unknown);
+        assert_eq!(model_for("xmalloc", &["xmalloc".into()]), Model::Known(ALLOC));
+        assert!(model_for("malloc", &[]).allocates());
+        assert!(!model_for("strlen", &[]).allocates());
+    }
+
+    #[test]
+    fn model_names_are_unique() {
+        let mut names: Vec<_> = MODELS.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len());
+    }
+}

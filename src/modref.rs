@@ -1,0 +1,190 @@
+//! Mod/ref sets: the abstract locations a function and its callees may write / read.
+//!
+//! Direct accesses come from loads, stores, memory intrinsics and library models; they are
+//! closed over the call graph (bottom-up over its strongly connected components). A
+//! function's own stack objects die with its frame, so they are left out of its sets,
+//! unless the function is recursive: then an inner activation may write an outer one's
+//! locals, which outlive the inner call, so they stay.
+
+use crate::facts::{Access, FuncId, ObjKind};
+use crate::solver::{Node, Solver};
+use roaring::RoaringBitmap;
+
+#[derive(Clone, Debug, Default)]
+pub struct ModRef {
+    /// Indexed by function (the last entry is the pseudo-function for unknown code).
+    pub modset: Vec<RoaringBitmap>,
+    pub refset: Vec<RoaringBitmap>,
+}
+
+/// All canonical field locations of the object holding `loc`.
+fn object_locs(s: &Solver, loc: Node, out: &mut RoaringBitmap) {
+    let o = s.obj_of(loc);
+    let ob = &s.objs[o as usize];
+    if s.is_fi(o) {
+        out.insert(ob.base);
+    } else {
+        out.insert_range(ob.base..ob.base + ob.nfields);
+    }
+}
+
+/// Locations `size` bytes from `loc` cover (whole objects when size is None).
+pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap) {
+    let targets = s.points_to(acc.ptr);
+    if deep {
+        // Everything reachable from the pointer: walk the points-to graph over objects.
+        let mut seen = RoaringBitmap::new();
+        let mut work: Vec<Node> = targets.iter().collect();
+        while let Some(l) = work.pop() {
+            let o = s.obj_of(l);
+            if !seen.insert(o) {
+                continue;
+            }
+            let mut fields = RoaringBitmap::new();
+            object_locs(s, l, &mut fields);
+            for f in fields.iter() {
+                work.extend(s.points_to(f).iter());
+            }
+            *out |= fields;
+        }
+        return;
+    }
+    for l in targets.iter() {
+        match acc.size {
+            None => object_locs(s, l, out),
+            Some(size) => {
+                for f in s.covering(l, size).iter() {
+                    out.insert(s.canon(f));
+                }
+            }
+        }
+    }
+}
+
+pub fn compute(s: &Solver) -> ModRef {
+    let nf = s.callees.len();
+    let mut direct_mod = vec![RoaringBitmap::new(); nf];
+    let mut direct_ref = vec![RoaringBitmap::new(); nf];
+    for f in 0..nf {
+        for (acc, deep) in &s.accesses[f] {
+            let out = if acc.write { &mut direct_mod[f] } else { &mut direct_ref[f] };
+            access_locs(s, acc, *deep, out);
+        }
+    }
+    // Locals of each function.
+    let mut locals = vec![RoaringBitmap::new(); nf];
+    for (o, ob) in s.objs.iter().enumerate() {
+        if let (ObjKind::Stack, Some(owner)) = (ob.kind, ob.owner) {
+            let mut l = RoaringBitmap::new();
+            object_locs(s, ob.base, &mut l);
+            let _ = o;
+            locals[owner as usize] |= l;
+        }
+    }
+    let sccs = call_graph_sccs(&s.callees);
+    let mut comp_of = vec![usize::MAX; nf];
+    for (i, c) in sccs.iter().enumerate() {
+        for &f in c {
+            comp_of[f as usize] = i;
+        }
+    }
+    let mut mr = ModRef { modset: vec![RoaringBitmap::new(); nf], refset: vec![RoaringBitmap::new(); nf] };
+    // Tarjan yields callees' components before their callers'.
+    for (ci, comp) in sccs.iter().enumerate() {
+        let mut m = RoaringBitmap::new();
+        let mut r = RoaringBitmap::new();
+        let mut recursive = comp.len() > 1;
+        for &f in comp {
+            m |= &direct_mod[f as usize];
+            r |= &direct_ref[f as usize];
+            for &g in &s.callees[f as usize] {
+                if comp_of[g as usize] == ci {
+                    recursive = true;
+                } else {
+                    m |= &mr.modset[g as usize];
+                    r |= &mr.refset[g as usize];
+                }
+            }
+        }
+        for &f in comp {
+            let (mut fm, mut fr) = (m.clone(), r.clone());
+            if !recursive {
+                fm -= &locals[f as usize];
+                fr -= &locals[f as usize];
+            }
+            mr.modset[f as usize] = fm;
+            mr.refset[f as usize] = fr;
+        }
+    }
+    mr
+}
+
+/// Strongly connected components of the call graph, callees first.
+fn call_graph_sccs(callees: &[Vec<FuncId>]) -> Vec<Vec<FuncId>> {
+    let n = callees.len();
+    let none = usize::MAX;
+    let (mut index, mut low, mut on) = (vec![none; n], vec![0; n], vec![false; n]);
+    let (mut stack, mut out, mut next) = (Vec::new(), Vec::new(), 0);
+    for start in 0..n {
+        if index[start] != none {
+            continue;
+        }
+        let mut cs: Vec<(usize, usize)> = vec![(start, 0)];
+        index[start] = next;
+        low[start] = next;
+        next += 1;
+        stack.push(start);
+        on[start] = true;
+        while let Some(&mut (v, ref mut i)) = cs.last_mut() {
+            if *i < callees[v].len() {
+                let w = callees[v][*i] as usize;
+                *i += 1;
+                if index[w] == none {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on[w] = true;
+                    cs.push((w, 0));
+                } else if on[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                cs.pop();
+                if let Some(&(u, _)) = cs.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut comp = Vec::new();
+                    loop {
+                        let w = stack.pop().unwrap();
+                        on[w] = false;
+                        comp.push(w as FuncId);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    out.push(comp);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sccs_come_callees_first() {
+        // 0 -> 1 -> 2 -> 1, 0 -> 3
+        let g = vec![vec![1, 3], vec![2], vec![1], vec![]];
+        let s = call_graph_sccs(&g);
+        let pos = |f: FuncId| s.iter().position(|c| c.contains(&f)).unwrap();
+        assert_eq!(pos(1), pos(2));
+        assert!(pos(1) < pos(0));
+        assert!(pos(3) < pos(0));
+        assert_eq!(s.len(), 3);
+    }
+}

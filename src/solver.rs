@@ -1,0 +1,963 @@
+//! Inclusion-based (Andersen) points-to solver, field-sensitive, with wave propagation.
+//!
+//! Nodes are variables and the abstract fields of objects, in one index space; a points-to
+//! set holds *locations* (field nodes). Each round collapses the cycles of the copy graph
+//! (Tarjan), pushes differences along it in topological order, then applies the complex
+//! constraints (load, store, gep, calls, memcpy) to what is new. An object accessed at an
+//! unknown offset degrades to field-insensitive: its field nodes are merged into one, which
+//! keeps every state admissible (paper 4.2).
+//!
+//! The solver starts from an initial points-to graph (`seed_*`) and solves only what the
+//! entry functions reach, so the same code serves the whole-program analysis (SPA) and the
+//! past-sensitive local analysis seeded from a symbolic state (PSPA).
+
+use crate::facts::*;
+use crate::layout::Layout;
+use crate::models::{Effect, Model};
+use roaring::RoaringBitmap;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+pub type Node = u32;
+const NONE: u32 = u32::MAX;
+
+/// An object as the solver sees it (the program's objects plus those added for seeding or
+/// allocated by models at indirect call sites).
+#[derive(Clone, Debug)]
+pub struct ObjInfo {
+    pub label: String,
+    pub kind: ObjKind,
+    pub layout: Option<LayoutId>,
+    pub owner: Option<FuncId>,
+    pub func: Option<FuncId>,
+    /// First field node.
+    pub base: Node,
+    pub nfields: u32,
+}
+
+#[derive(Clone, Debug)]
+enum Cx {
+    Load { dst: Node, size: u64 },
+    Store { src: Node, size: u64 },
+    Gep { dst: Node, gep: u32 },
+    Call(CallId),
+    MemCopy(u32),
+    EscapeClosure,
+}
+
+struct MemCopyState {
+    dst: Node,
+    src: Node,
+    tmp: Node,
+    done_d: RoaringBitmap,
+    done_s: RoaringBitmap,
+}
+
+/// Counters reported by `pspa analyze` and the benchmarks.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SolverStats {
+    pub nodes: usize,
+    pub rounds: usize,
+    pub copy_edges: usize,
+    pub merged_in_cycles: usize,
+    pub collapsed_objects: usize,
+    pub escaped_objects: usize,
+    pub live_functions: usize,
+    pub indirect_call_targets: usize,
+}
+
+pub struct Solver<'p> {
+    pub prog: &'p Program,
+    pub objs: Vec<ObjInfo>,
+    /// For each node: the object it is a field of (NONE for variables), and the field.
+    node_obj: Vec<u32>,
+    node_field: Vec<u32>,
+    rep: Vec<Node>,
+    pts: Vec<RoaringBitmap>,
+    prev: Vec<RoaringBitmap>,
+    cdone: Vec<RoaringBitmap>,
+    succ: Vec<Vec<Node>>,
+    complex: Vec<Vec<Cx>>,
+    edges: FxHashSet<(Node, Node)>,
+    changed: Vec<bool>,
+    dirty: Vec<Node>,
+    in_dirty: Vec<bool>,
+    geps: Vec<Gep>,
+    memcopies: Vec<MemCopyState>,
+    pending_collapse: Vec<ObjId>,
+    /// Calls: the program's plus synthetic ones (callbacks, escaped function pointers).
+    pub calls: Vec<CallSite>,
+    bound: FxHashSet<(CallId, FuncId)>,
+    pub live: Vec<bool>,
+    /// Call graph over functions; index `functions.len()` is the pseudo-function standing
+    /// for unknown external code.
+    pub callees: Vec<Vec<FuncId>>,
+    /// Memory accesses per function (program's plus model effects), for mod/ref.
+    pub accesses: Vec<Vec<(Access, bool)>>,
+    /// The node standing for everything that escaped into unknown code.
+    pub ext: Node,
+    escaped: Vec<bool>,
+    /// Field-insensitive objects: unknown type, or collapsed after an unknown offset.
+    fi: Vec<bool>,
+    model_vars: FxHashMap<(CallId, u32), Node>,
+    pub stats: SolverStats,
+}
+
+impl<'p> Solver<'p> {
+    pub fn new(prog: &'p Program) -> Solver<'p> {
+        let nf = prog.functions.len();
+        let mut s = Solver {
+            prog,
+            objs: Vec::with_capacity(prog.objects.len()),
+            node_obj: vec![NONE; prog.num_vars as usize],
+            node_field: vec![0; prog.num_vars as usize],
+            rep: (0..prog.num_vars).collect(),
+            pts: vec![RoaringBitmap::new(); prog.num_vars as usize],
+            prev: vec![RoaringBitmap::new(); prog.num_vars as usize],
+            cdone: vec![RoaringBitmap::new(); prog.num_vars as usize],
+            succ: vec![Vec::new(); prog.num_vars as usize],
+            complex: vec![Vec::new(); prog.num_vars as usize],
+            edges: FxHashSet::default(),
+            changed: vec![false; prog.num_vars as usize],
+            dirty: Vec::new(),
+            in_dirty: vec![false; prog.num_vars as usize],
+            geps: Vec::new(),
+            memcopies: Vec::new(),
+            pending_collapse: Vec::new(),
+            calls: prog.calls.clone(),
+            bound: FxHashSet::default(),
+            live: vec![false; nf],
+            callees: vec![Vec::new(); nf + 1],
+            accesses: vec![Vec::new(); nf + 1],
+            ext: 0,
+            escaped: Vec::new(),
+            fi: Vec::new(),
+            model_vars: FxHashMap::default(),
+            stats: SolverStats::default(),
+        };
+        for o in &prog.objects {
+            s.add_object(o.clone());
+        }
+        s.ext = s.new_node();
+        s.complex[s.ext as usize].push(Cx::EscapeClosure);
+        for &(o, off, t, toff) in &prog.init {
+            s.seed_mem(o, off, t, toff);
+        }
+        s.install(&prog.init_constraints);
+        s
+    }
+
+    fn new_node(&mut self) -> Node {
+        let n = self.rep.len() as Node;
+        self.node_obj.push(NONE);
+        self.node_field.push(0);
+        self.rep.push(n);
+        self.pts.push(RoaringBitmap::new());
+        self.prev.push(RoaringBitmap::new());
+        self.cdone.push(RoaringBitmap::new());
+        self.succ.push(Vec::new());
+        self.complex.push(Vec::new());
+        self.changed.push(false);
+        self.in_dirty.push(false);
+        n
+    }
+
+    /// Add an object (a unique site of a seeded state, or a model allocation).
+    pub fn add_object(&mut self, o: Object) -> ObjId {
+        let id = self.objs.len() as ObjId;
+        let nfields = o.layout.map(|l| self.prog.layouts[l as usize].abs_size()).unwrap_or(1);
+        let base = self.rep.len() as Node;
+        for f in 0..nfields {
+            let n = self.new_node();
+            self.node_obj[n as usize] = id;
+            self.node_field[n as usize] = f;
+        }
+        self.objs.push(ObjInfo {
+            label: o.label,
+            kind: o.kind,
+            layout: o.layout,
+            owner: o.owner,
+            func: o.func,
+            base,
+            nfields,
+        });
+        self.escaped.push(false);
+        self.fi.push(self.objs[id as usize].layout.is_none());
+        id
+    }
+
+    pub fn layout(&self, o: ObjId) -> Option<&'p Layout> {
+        self.objs[o as usize].layout.map(|l| &self.prog.layouts[l as usize])
+    }
+
+    /// Whether object `o` is (now) field-insensitive.
+    #[inline]
+    pub fn is_fi(&self, o: ObjId) -> bool {
+        self.fi[o as usize]
+    }
+
+    /// The location of byte `off` of object `o`.
+    pub fn loc(&self, o: ObjId, off: i64) -> Node {
+        let ob = &self.objs[o as usize];
+        match self.layout(o) {
+            Some(l) if !self.is_fi(o) => ob.base + l.field_at(off),
+            _ => ob.base,
+        }
+    }
+
+    /// Canonical location: the base for field-insensitive objects.
+    #[inline]
+    pub fn canon(&self, loc: Node) -> Node {
+        let o = self.node_obj[loc as usize];
+        if self.fi[o as usize] {
+            self.objs[o as usize].base
+        } else {
+            loc
+        }
+    }
+
+    pub fn obj_of(&self, loc: Node) -> ObjId {
+        self.node_obj[loc as usize]
+    }
+
+    pub fn field_of(&self, loc: Node) -> u32 {
+        self.node_field[loc as usize]
+    }
+
+    // ---- seeding -----------------------------------------------------------------------
+
+    /// Field (o, off) initially points to (t, toff).
+    pub fn seed_mem(&mut self, o: ObjId, off: i64, t: ObjId, toff: i64) {
+        let holder = self.loc(o, off);
+        let target = self.loc(t, toff);
+        self.add_pts(holder, target);
+    }
+
+    /// Variable v initially points to (t, toff).
+    pub fn seed_var(&mut self, v: VarId, t: ObjId, toff: i64) {
+        let target = self.loc(t, toff);
+        self.add_pts(v, target);
+    }
+
+    fn add_pts(&mut self, n: Node, loc: Node) {
+        let r = self.find(n);
+        if self.pts[r as usize].insert(loc) {
+            self.mark_changed(r);
+        }
+    }
+
+    // ---- union-find ----------------------------------------------------------------------
+
+    fn find(&mut self, mut n: Node) -> Node {
+        let mut root = n;
+        while self.rep[root as usize] != root {
+            root = self.rep[root as usize];
+        }
+        while self.rep[n as usize] != root {
+            let next = self.rep[n as usize];
+            self.rep[n as usize] = root;
+            n = next;
+        }
+        root
+    }
+
+    pub fn find_ro(&self, mut n: Node) -> Node {
+        while self.rep[n as usize] != n {
+            n = self.rep[n as usize];
+        }
+        n
+    }
+
+    fn unite(&mut self, a: Node, b: Node) -> Node {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return ra;
+        }
+        let (r, o) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        self.rep[o as usize] = r;
+        let po = std::mem::take(&mut self.pts[o as usize]);
+        self.pts[r as usize] |= po;
+        let prev_o = std::mem::take(&mut self.prev[o as usize]);
+        self.prev[r as usize] &= prev_o;
+        let cd_o = std::mem::take(&mut self.cdone[o as usize]);
+        self.cdone[r as usize] &= cd_o;
+        let so = std::mem::take(&mut self.succ[o as usize]);
+        self.succ[r as usize].extend(so);
+        let co = std::mem::take(&mut self.complex[o as usize]);
+        self.complex[r as usize].extend(co);
+        if self.ext == o {
+            self.ext = r;
+        }
+        self.mark_changed(r);
+        r
+    }
+
+    fn mark_changed(&mut self, r: Node) {
+        self.changed[r as usize] = true;
+        if !self.complex[r as usize].is_empty() && !self.in_dirty[r as usize] {
+            self.in_dirty[r as usize] = true;
+            self.dirty.push(r);
+        }
+    }
+
+    /// Copy edge a -> b: pts(b) ⊇ pts(a) from now on.
+    fn add_edge(&mut self, a: Node, b: Node) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb || !self.edges.insert((ra, rb)) {
+            return;
+        }
+        self.succ[ra as usize].push(rb);
+        self.stats.copy_edges += 1;
+        if !self.pts[ra as usize].is_empty() {
+            let before = self.pts[rb as usize].len();
+            let src = std::mem::take(&mut self.pts[ra as usize]);
+            self.pts[rb as usize] |= &src;
+            self.pts[ra as usize] = src;
+            if self.pts[rb as usize].len() != before {
+                self.mark_changed(rb);
+            }
+        }
+    }
+
+    fn add_complex(&mut self, n: Node, cx: Cx) {
+        let r = self.find(n);
+        self.complex[r as usize].push(cx);
+        // Process the new constraint against everything already known.
+        self.cdone[r as usize] = RoaringBitmap::new();
+        if !self.in_dirty[r as usize] {
+            self.in_dirty[r as usize] = true;
+            self.dirty.push(r);
+        }
+    }
+
+    // ---- functions and calls -------------------------------------------------------------
+
+    /// Make a function's constraints part of the problem (it is reachable from an entry).
+    pub fn activate(&mut self, f: FuncId) {
+        if self.live[f as usize] || !self.prog.functions[f as usize].defined {
+            return;
+        }
+        self.live[f as usize] = true;
+        self.stats.live_functions += 1;
+        let func = &self.prog.functions[f as usize];
+        for a in &func.accesses {
+            self.accesses[f as usize].push((*a, false));
+        }
+        if let Some((vobj, vvar)) = func.varargs {
+            let base = self.objs[vobj as usize].base;
+            self.add_pts(vvar, base);
+        }
+        self.install(&func.constraints);
+        for &c in &func.calls {
+            match self.calls[c as usize].callee {
+                Callee::Direct(g) => self.bind(c, g),
+                Callee::Indirect(v) => self.add_complex(v, Cx::Call(c)),
+            }
+        }
+    }
+
+    fn install(&mut self, constraints: &'p [Constraint]) {
+        for c in constraints {
+            match c {
+                Constraint::AddrOf { dst, obj, offset } => {
+                    let l = self.loc(*obj, *offset);
+                    self.add_pts(*dst, l);
+                }
+                Constraint::Copy { dst, src } => self.add_edge(*src, *dst),
+                Constraint::Load { dst, ptr, size } => self.add_complex(*ptr, Cx::Load { dst: *dst, size: *size }),
+                Constraint::Store { ptr, src, size } => self.add_complex(*ptr, Cx::Store { src: *src, size: *size }),
+                Constraint::Gep { dst, src, gep } => {
+                    let g = self.intern_gep(gep.clone());
+                    self.add_complex(*src, Cx::Gep { dst: *dst, gep: g });
+                }
+                Constraint::MemCopy { dst, src } => self.add_memcopy(*dst, *src),
+                Constraint::Escape { src } => {
+                    let e = self.ext;
+                    self.add_edge(*src, e)
+                }
+            }
+        }
+    }
+
+    fn intern_gep(&mut self, g: Gep) -> u32 {
+        self.geps.push(g);
+        (self.geps.len() - 1) as u32
+    }
+
+    fn add_memcopy(&mut self, dst: Node, src: Node) {
+        let tmp = self.new_node();
+        let id = self.memcopies.len() as u32;
+        self.memcopies.push(MemCopyState {
+            dst,
+            src,
+            tmp,
+            done_d: RoaringBitmap::new(),
+            done_s: RoaringBitmap::new(),
+        });
+        self.add_complex(dst, Cx::MemCopy(id));
+        self.add_complex(src, Cx::MemCopy(id));
+    }
+
+    fn bind(&mut self, c: CallId, g: FuncId) {
+        if !self.bound.insert((c, g)) {
+            return;
+        }
+        let call = self.calls[c as usize].clone();
+        if !self.callees[call.caller as usize].contains(&g) {
+            self.callees[call.caller as usize].push(g);
+        }
+        if matches!(call.callee, Callee::Indirect(_)) {
+            self.stats.indirect_call_targets += 1;
+        }
+        let func = &self.prog.functions[g as usize];
+        if func.defined {
+            for (i, a) in call.args.iter().enumerate() {
+                let Some(a) = *a else { continue };
+                match func.formals.get(i) {
+                    Some(Some(f)) => self.add_edge(a, *f),
+                    Some(None) => {}
+                    None => {
+                        if let Some((vobj, _)) = func.varargs {
+                            let base = self.objs[vobj as usize].base;
+                            self.add_edge(a, base);
+                        }
+                    }
+                }
+            }
+            if let (Some(r), Some(gr)) = (call.ret, func.ret) {
+                self.add_edge(gr, r);
+            }
+            self.activate(g);
+        } else {
+            let model = func.model.unwrap_or(Model::Unknown);
+            self.apply_model(c, &call, model);
+        }
+    }
+
+    fn model_var(&mut self, c: CallId, k: u32) -> Node {
+        if let Some(&n) = self.model_vars.get(&(c, k)) {
+            return n;
+        }
+        let n = self.new_node();
+        self.model_vars.insert((c, k), n);
+        n
+    }
+
+    /// The object a model allocates at call site c (made lazily for synthetic calls).
+    fn site_object(&mut self, c: CallId, call: &CallSite) -> ObjId {
+        if let Some(h) = call.heap {
+            return h;
+        }
+        let caller = &self.prog.functions.get(call.caller as usize).map(|f| f.name.as_str()).unwrap_or("<external>");
+        let label = format!("heap:{}:{}", caller, call.line);
+        let o = self.add_object(Object { label, kind: ObjKind::Heap, layout: None, owner: None, func: None });
+        self.calls[c as usize].heap = Some(o);
+        o
+    }
+
+    fn apply_model(&mut self, c: CallId, call: &CallSite, model: Model) {
+        let caller = call.caller as usize;
+        let arg = |i: usize| call.args.get(i).copied().flatten();
+        let effects = match model {
+            Model::Known(e) => e,
+            Model::Unknown => {
+                // Conservative policy (see models.rs): arguments escape, the result may be
+                // anything escaped or a fresh object, and the caller's mod/ref covers it all.
+                let ext = self.ext;
+                for a in call.args.iter().flatten() {
+                    self.add_edge(*a, ext);
+                }
+                let h = self.site_object(c, call);
+                let hb = self.objs[h as usize].base;
+                self.add_pts(ext, hb);
+                if let Some(r) = call.ret {
+                    self.add_edge(ext, r);
+                }
+                let x = self.prog.functions.len() as FuncId;
+                if !self.callees[caller].contains(&x) {
+                    self.callees[caller].push(x);
+                }
+                if self.accesses[x as usize].is_empty() {
+                    self.accesses[x as usize].push((Access { ptr: ext, size: None, write: true }, false));
+                    self.accesses[x as usize].push((Access { ptr: ext, size: None, write: false }, false));
+                }
+                return;
+            }
+        };
+        for (k, e) in effects.iter().enumerate() {
+            match *e {
+                Effect::Alloc | Effect::RetStatic => {
+                    if let Some(r) = call.ret {
+                        let h = self.site_object(c, call);
+                        let hb = self.objs[h as usize].base;
+                        self.add_pts(r, hb);
+                    }
+                }
+                Effect::Realloc(i) => {
+                    if let Some(r) = call.ret {
+                        let h = self.site_object(c, call);
+                        let hb = self.objs[h as usize].base;
+                        self.add_pts(r, hb);
+                        if let Some(a) = arg(i) {
+                            self.add_memcopy(r, a);
+                        }
+                    }
+                }
+                Effect::RetArg(i) => {
+                    if let (Some(r), Some(a)) = (call.ret, arg(i)) {
+                        self.add_edge(a, r);
+                    }
+                }
+                Effect::RetInto(i) => {
+                    if let (Some(r), Some(a)) = (call.ret, arg(i)) {
+                        let g = self.intern_gep(Gep::unknown());
+                        self.add_complex(a, Cx::Gep { dst: r, gep: g });
+                    }
+                }
+                Effect::Mod(i) | Effect::Ref(i) | Effect::ModDeep(i) | Effect::RefDeep(i) => {
+                    if let Some(a) = arg(i) {
+                        let write = matches!(e, Effect::Mod(_) | Effect::ModDeep(_));
+                        let deep = matches!(e, Effect::ModDeep(_) | Effect::RefDeep(_));
+                        self.accesses[caller].push((Access { ptr: a, size: None, write }, deep));
+                    }
+                }
+                Effect::ModFrom(i) | Effect::RefFrom(i) => {
+                    let write = matches!(e, Effect::ModFrom(_));
+                    for a in call.args.iter().skip(i).flatten() {
+                        self.accesses[caller].push((Access { ptr: *a, size: None, write }, false));
+                    }
+                }
+                Effect::Copy(d, s) => {
+                    if let (Some(d), Some(s)) = (arg(d), arg(s)) {
+                        self.add_memcopy(d, s);
+                    }
+                }
+                Effect::StoreInto { ptr, into } => {
+                    if let (Some(p), Some(a)) = (arg(ptr), arg(into)) {
+                        let t = self.model_var(c, k as u32);
+                        let g = self.intern_gep(Gep::unknown());
+                        self.add_complex(a, Cx::Gep { dst: t, gep: g });
+                        self.add_complex(p, Cx::Store { src: t, size: 8 });
+                    }
+                }
+                Effect::StoreAlloc(i) => {
+                    if let Some(p) = arg(i) {
+                        let t = self.model_var(c, k as u32);
+                        let h = self.site_object(c, call);
+                        let hb = self.objs[h as usize].base;
+                        self.add_pts(t, hb);
+                        self.add_complex(p, Cx::Store { src: t, size: 8 });
+                    }
+                }
+                Effect::Callback { func, args } => {
+                    if let Some(fp) = arg(func) {
+                        let cb = CallSite {
+                            caller: call.caller,
+                            callee: Callee::Indirect(fp),
+                            args: args.iter().map(|&i| arg(i)).collect(),
+                            ret: None,
+                            line: call.line,
+                            heap: None,
+                        };
+                        self.calls.push(cb);
+                        let id = (self.calls.len() - 1) as CallId;
+                        self.add_complex(fp, Cx::Call(id));
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- solving ---------------------------------------------------------------------------
+
+    /// Solve from the current seeds, over the functions reachable from `entries`.
+    pub fn solve(&mut self, entries: &[FuncId]) {
+        for &f in entries {
+            self.activate(f);
+        }
+        loop {
+            self.stats.rounds += 1;
+            let topo = self.collapse_cycles();
+            self.propagate(&topo);
+            let grew = self.process_complex();
+            self.apply_collapses();
+            if !grew && self.dirty.is_empty() && !self.changed.iter().any(|&c| c) {
+                break;
+            }
+        }
+        self.stats.nodes = self.rep.len();
+        self.stats.escaped_objects = self.escaped.iter().filter(|&&e| e).count();
+    }
+
+    /// Tarjan over the copy graph: merge strongly connected nodes, return the
+    /// representatives with edges in topological order.
+    fn collapse_cycles(&mut self) -> Vec<Node> {
+        let n = self.rep.len();
+        let mut index = vec![NONE; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut stack: Vec<Node> = Vec::new();
+        let mut order: Vec<Node> = Vec::new();
+        let mut sccs: Vec<Vec<Node>> = Vec::new();
+        let mut next = 0u32;
+        // Normalise successor lists first (representatives, no self loops, no duplicates).
+        for v in 0..n as Node {
+            if self.rep[v as usize] != v || self.succ[v as usize].is_empty() {
+                continue;
+            }
+            let mut s = std::mem::take(&mut self.succ[v as usize]);
+            for w in s.iter_mut() {
+                *w = self.find(*w);
+            }
+            s.sort_unstable();
+            s.dedup();
+            s.retain(|&w| w != v);
+            self.succ[v as usize] = s;
+        }
+        let mut cs: Vec<(Node, usize)> = Vec::new();
+        for start in 0..n as Node {
+            if self.rep[start as usize] != start || self.succ[start as usize].is_empty() || index[start as usize] != NONE {
+                continue;
+            }
+            index[start as usize] = next;
+            low[start as usize] = next;
+            next += 1;
+            stack.push(start);
+            on_stack[start as usize] = true;
+            cs.push((start, 0));
+            while let Some(&mut (v, ref mut i)) = cs.last_mut() {
+                if *i < self.succ[v as usize].len() {
+                    let w = self.succ[v as usize][*i];
+                    *i += 1;
+                    if index[w as usize] == NONE {
+                        index[w as usize] = next;
+                        low[w as usize] = next;
+                        next += 1;
+                        stack.push(w);
+                        on_stack[w as usize] = true;
+                        cs.push((w, 0));
+                    } else if on_stack[w as usize] {
+                        low[v as usize] = low[v as usize].min(index[w as usize]);
+                    }
+                } else {
+                    cs.pop();
+                    if let Some(&(u, _)) = cs.last() {
+                        low[u as usize] = low[u as usize].min(low[v as usize]);
+                    }
+                    if low[v as usize] == index[v as usize] {
+                        let mut comp = Vec::new();
+                        loop {
+                            let w = stack.pop().unwrap();
+                            on_stack[w as usize] = false;
+                            comp.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        if comp.len() > 1 {
+                            sccs.push(comp);
+                        }
+                        order.push(v);
+                    }
+                }
+            }
+        }
+        for comp in sccs {
+            self.stats.merged_in_cycles += comp.len() - 1;
+            let mut r = comp[0];
+            for &w in &comp[1..] {
+                r = self.unite(r, w);
+            }
+        }
+        // Tarjan emits components sinks first.
+        order.reverse();
+        for v in order.iter_mut() {
+            *v = self.find(*v);
+        }
+        order
+    }
+
+    fn propagate(&mut self, topo: &[Node]) {
+        for &v in topo {
+            let v = self.find(v);
+            if !self.changed[v as usize] {
+                continue;
+            }
+            self.changed[v as usize] = false;
+            if self.pts[v as usize].len() == self.prev[v as usize].len() {
+                continue;
+            }
+            let delta = &self.pts[v as usize] - &self.prev[v as usize];
+            self.prev[v as usize] = self.pts[v as usize].clone();
+            let succs = std::mem::take(&mut self.succ[v as usize]);
+            for &w in &succs {
+                let w = self.find(w);
+                if w == v {
+                    continue;
+                }
+                let before = self.pts[w as usize].len();
+                self.pts[w as usize] |= &delta;
+                if self.pts[w as usize].len() != before {
+                    self.mark_changed(w);
+                }
+            }
+            let v2 = self.find(v);
+            self.succ[v2 as usize].extend(succs);
+        }
+        // Nodes without outgoing edges have nothing to propagate.
+        for v in 0..self.changed.len() {
+            if self.changed[v] && self.succ[v].is_empty() {
+                self.changed[v] = false;
+            }
+        }
+    }
+
+    /// Apply complex constraints to new facts; returns whether anything grew.
+    fn process_complex(&mut self) -> bool {
+        let mut grew = false;
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        for &d in &dirty {
+            self.in_dirty[d as usize] = false;
+        }
+        for d in dirty {
+            let n = self.find(d);
+            if self.pts[n as usize].len() == self.cdone[n as usize].len() {
+                continue;
+            }
+            let delta = &self.pts[n as usize] - &self.cdone[n as usize];
+            self.cdone[n as usize] = self.pts[n as usize].clone();
+            let cxs = self.complex[n as usize].clone();
+            let mark = self.stats.copy_edges;
+            for cx in &cxs {
+                grew |= self.apply_cx(cx, &delta);
+            }
+            grew |= self.stats.copy_edges != mark;
+        }
+        grew
+    }
+
+    /// Field locations that `size` bytes starting at `loc` overlap.
+    pub fn covering(&self, loc: Node, size: u64) -> Fields {
+        let c = self.canon(loc);
+        let o = self.node_obj[c as usize];
+        let ob = &self.objs[o as usize];
+        if self.fi[o as usize] {
+            return Fields::one(c);
+        }
+        let l = self.layout(o).unwrap();
+        let f = self.node_field[c as usize];
+        let fi = &l.fields[f as usize];
+        if size <= fi.size {
+            return Fields::one(c);
+        }
+        Fields::many(l.fields_in(fi.offset as i64, size).into_iter().map(|k| ob.base + k).collect())
+    }
+
+    fn apply_cx(&mut self, cx: &Cx, delta: &RoaringBitmap) -> bool {
+        let mut grew = false;
+        match *cx {
+            Cx::Load { dst, size } => {
+                for loc in delta.iter() {
+                    for f in self.covering(loc, size).iter() {
+                        self.add_edge(f, dst);
+                    }
+                }
+            }
+            Cx::Store { src, size } => {
+                for loc in delta.iter() {
+                    for f in self.covering(loc, size).iter() {
+                        self.add_edge(src, f);
+                    }
+                }
+            }
+            Cx::Gep { dst, gep } => {
+                let r = self.find(dst);
+                let before = self.pts[r as usize].len();
+                let mut out = RoaringBitmap::new();
+                for loc in delta.iter() {
+                    out.insert(self.shift(loc, gep));
+                }
+                let r = self.find(dst);
+                self.pts[r as usize] |= out;
+                if self.pts[r as usize].len() != before {
+                    self.mark_changed(r);
+                    grew = true;
+                }
+            }
+            Cx::Call(c) => {
+                for loc in delta.iter() {
+                    let o = self.node_obj[loc as usize];
+                    if let Some(g) = self.objs[o as usize].func {
+                        self.bind(c, g);
+                    }
+                }
+            }
+            Cx::MemCopy(id) => grew |= self.apply_memcopy(id),
+            Cx::EscapeClosure => {
+                for loc in delta.iter() {
+                    let o = self.node_obj[loc as usize];
+                    if self.escaped[o as usize] {
+                        continue;
+                    }
+                    self.escaped[o as usize] = true;
+                    let ext = self.ext;
+                    let (base, nf) = (self.objs[o as usize].base, self.objs[o as usize].nfields);
+                    for k in 0..nf {
+                        self.add_pts(ext, base + k);
+                        self.add_edge(base + k, ext);
+                        self.add_edge(ext, base + k);
+                    }
+                    if let Some(g) = self.objs[o as usize].func {
+                        // Unknown code may call an escaped function with escaped arguments.
+                        let nargs = self.prog.functions[g as usize].formals.len().max(1);
+                        let x = self.prog.functions.len() as FuncId;
+                        let ext = self.ext;
+                        self.calls.push(CallSite {
+                            caller: x,
+                            callee: Callee::Direct(g),
+                            args: vec![Some(ext); nargs],
+                            ret: Some(ext),
+                            line: 0,
+                            heap: None,
+                        });
+                        let id = (self.calls.len() - 1) as CallId;
+                        self.bind(id, g);
+                    }
+                    grew = true;
+                }
+            }
+        }
+        grew
+    }
+
+    fn apply_memcopy(&mut self, id: u32) -> bool {
+        let (dst, src, tmp) = {
+            let m = &self.memcopies[id as usize];
+            (m.dst, m.src, m.tmp)
+        };
+        let canon_set = |s: &Self, n: Node| -> RoaringBitmap {
+            let r = s.find_ro(n);
+            s.pts[r as usize].iter().map(|l| s.canon(l)).collect()
+        };
+        let d_all = canon_set(self, dst);
+        let s_all = canon_set(self, src);
+        let new_d = &d_all - &self.memcopies[id as usize].done_d;
+        let new_s = &s_all - &self.memcopies[id as usize].done_s;
+        if new_d.is_empty() && new_s.is_empty() {
+            return false;
+        }
+        let old_d = self.memcopies[id as usize].done_d.clone();
+        let mark = self.stats.copy_edges;
+        for (ds, ss) in [(&new_d, &s_all), (&old_d, &new_s)] {
+            for ld in ds.iter() {
+                for ls in ss.iter() {
+                    self.copy_object_contents(ld, ls, tmp);
+                }
+            }
+        }
+        let m = &mut self.memcopies[id as usize];
+        m.done_d = d_all;
+        m.done_s = s_all;
+        self.stats.copy_edges != mark
+    }
+
+    /// Contents of the object at ls flow into the object at ld: field by field when both
+    /// have the same layout and position, else through one merge node (sound, linear).
+    fn copy_object_contents(&mut self, ld: Node, ls: Node, tmp: Node) {
+        let (od, os) = (self.node_obj[ld as usize], self.node_obj[ls as usize]);
+        let (bd, bs) = (self.objs[od as usize].base, self.objs[os as usize].base);
+        let (nd, ns) = (self.objs[od as usize].nfields, self.objs[os as usize].nfields);
+        let same = self.objs[od as usize].layout.is_some()
+            && self.objs[od as usize].layout == self.objs[os as usize].layout
+            && ld - bd == ls - bs
+            && !self.fi[od as usize]
+            && !self.fi[os as usize];
+        if same {
+            for k in 0..ns {
+                self.add_edge(bs + k, bd + k);
+            }
+        } else {
+            for k in 0..ns {
+                self.add_edge(bs + k, tmp);
+            }
+            for k in 0..nd {
+                self.add_edge(tmp, bd + k);
+            }
+        }
+    }
+
+    fn shift(&mut self, loc: Node, gep: u32) -> Node {
+        let c = self.canon(loc);
+        let o = self.node_obj[c as usize];
+        let ob = &self.objs[o as usize];
+        if self.fi[o as usize] {
+            return ob.base;
+        }
+        let base = ob.base;
+        let l = self.layout(o).unwrap();
+        let g = &self.geps[gep as usize];
+        let f = self.node_field[c as usize];
+        let b = l.fields[f as usize].offset as i64 + g.offset;
+        let f2 = l.field_at(b);
+        if g.strides.iter().all(|&s| l.stride_keeps_field(f2, s)) {
+            base + f2
+        } else {
+            // Unknown offset into a struct: the object becomes field-insensitive.
+            self.pending_collapse.push(o);
+            base
+        }
+    }
+
+    fn apply_collapses(&mut self) {
+        let pending = std::mem::take(&mut self.pending_collapse);
+        for o in pending {
+            if self.fi[o as usize] {
+                continue;
+            }
+            self.fi[o as usize] = true;
+            self.stats.collapsed_objects += 1;
+            let ob = &self.objs[o as usize];
+            let (base, nf) = (ob.base, ob.nfields);
+            // Merging the holders is enough: edges already added to or from any field now
+            // reach the merged node, and later reads canonicalise to the base.
+            for k in 1..nf {
+                self.unite(base, base + k);
+            }
+        }
+    }
+
+    /// Points-to set of a node, canonicalised (field-insensitive objects as their base).
+    pub fn points_to(&self, n: Node) -> RoaringBitmap {
+        let r = self.find_ro(n);
+        self.pts[r as usize].iter().map(|l| self.canon(l)).collect()
+    }
+
+    pub fn num_nodes(&self) -> usize {
+        self.rep.len()
+    }
+}
+
+pub use fields::Fields;
+
+mod fields {
+    /// One field (the common case) without allocating, or several.
+    pub enum Fields {
+        One(u32),
+        Many(Vec<u32>),
+    }
+    impl Fields {
+        pub fn one(n: u32) -> Fields {
+            Fields::One(n)
+        }
+        pub fn many(v: Vec<u32>) -> Fields {
+            Fields::Many(v)
+        }
+        pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+            let (a, b) = match self {
+                Fields::One(n) => (Some(*n), &[][..]),
+                Fields::Many(v) => (None, &v[..]),
+            };
+            a.into_iter().chain(b.iter().copied())
+        }
+    }
+}
