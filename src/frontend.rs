@@ -558,6 +558,9 @@ impl<'m> Front<'m> {
             func.ret = ret;
             func.varargs = varargs;
         }
+        if fname == "main" {
+            self.main_environment(f);
+        }
         let names = self.dbg_names(f);
         let mut bb = LLVMGetFirstBasicBlock(f);
         while !bb.is_null() {
@@ -570,6 +573,28 @@ impl<'m> Front<'m> {
             bb = LLVMGetNextBasicBlock(bb);
         }
         Ok(())
+    }
+
+    /// `argv` and `envp` of main point into one field-insensitive object standing for the
+    /// strings the loader sets up before main (`heap:main:0`), which points to itself.
+    unsafe fn main_environment(&mut self, f: LLVMValueRef) {
+        let params: Vec<_> = (1..LLVMCountParams(f).min(3)).map(|i| LLVMGetParam(f, i)).collect();
+        if params.is_empty() {
+            return;
+        }
+        let env = self.prog.add_object(Object {
+            label: "heap:main:0".into(),
+            kind: ObjKind::Heap,
+            layout: None,
+            owner: None,
+            func: None,
+        });
+        self.prog.init.push((env, 0, env, 0));
+        for p in params {
+            if let Some(v) = self.var(p) {
+                self.push(Constraint::AddrOf { dst: v, obj: env, offset: 0 });
+            }
+        }
     }
 
     unsafe fn store_size(&self, t: LLVMTypeRef) -> u64 {
@@ -811,7 +836,6 @@ impl<'m> Front<'m> {
                 if self.opts.allocators.iter().any(|a| *a == gname) && self.prog.functions[g as usize].defined {
                     // A user-declared allocator with a body: calls are allocation sites.
                     self.prog.functions[g as usize].model = Some(model_for(&gname, &self.opts.allocators));
-                    self.prog.functions[g as usize].defined = false;
                 }
                 if let Some(m) = self.prog.functions[g as usize].model {
                     allocates = m.allocates();

@@ -61,33 +61,43 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             let a = analysis::analyze(&prog);
             let report = a.report(&functions);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print_text(&report, pointers);
-            }
+            let text = if json { serde_json::to_string_pretty(&report)? + "\n" } else { text(&report, pointers) };
+            write_stdout(&text)?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
-fn print_text(r: &analysis::Report, pointers: bool) {
-    println!("module {}", r.module);
+/// Write to stdout; a closed pipe (`pspa ... | head`) is not an error.
+fn write_stdout(s: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(s.as_bytes()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
+}
+
+fn text(r: &analysis::Report, pointers: bool) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "module {}", r.module);
     for (name, sets) in &r.functions {
-        println!("\n{}", name);
-        println!("  mod ({}): {}", sets.modset.len(), sets.modset.join(" "));
-        println!("  ref ({}): {}", sets.refset.len(), sets.refset.join(" "));
+        let _ = writeln!(o, "\n{}", name);
+        let _ = writeln!(o, "  mod ({}): {}", sets.modset.len(), sets.modset.join(" "));
+        let _ = writeln!(o, "  ref ({}): {}", sets.refset.len(), sets.refset.join(" "));
     }
     if pointers {
-        println!("\npointers");
+        let _ = writeln!(o, "\npointers");
         for (v, p) in &r.pointers {
-            println!("  {} -> {}", v, p.join(" "));
+            let _ = writeln!(o, "  {} -> {}", v, p.join(" "));
         }
     }
     let s = &r.stats;
-    println!(
+    let _ = writeln!(
+        o,
         "\n{} functions, {} objects, {} constraints; avg points-to {:.2}; {} unknown external calls; solved in {:.1} ms",
         s["functions_defined"], s["objects"], s["constraints"], s["avg_points_to"].as_f64().unwrap_or(0.0),
         s["unknown_external_calls"], s["solve_ms"].as_f64().unwrap_or(0.0)
     );
+    o
 }

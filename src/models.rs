@@ -14,6 +14,8 @@ pub enum Effect {
     Alloc,
     /// Like `Alloc`, and the new object receives the contents of the object of arg i.
     Realloc(usize),
+    /// Writes the object the result points to (strdup fills its copy, calloc zeroes).
+    ModRet,
     /// The result is argument i.
     RetArg(usize),
     /// The result points somewhere inside the object of argument i (unknown offset).
@@ -90,8 +92,9 @@ const VSNPRINTF: &[Effect] = &[Mod(0), Ref(2), RefDeep(3)];
 const VSSCANF: &[Effect] = &[Ref(0), Ref(1), ModDeep(2)];
 const STAT: &[Effect] = &[Ref(0), Mod(1)];
 const TIME: &[Effect] = &[Mod(0)];
-const REALLOC: &[Effect] = &[Realloc(0), Ref(0)];
-const STRDUP: &[Effect] = &[Alloc, Ref(0)];
+const REALLOC: &[Effect] = &[Realloc(0), Ref(0), ModRet];
+const STRDUP: &[Effect] = &[Alloc, Ref(0), ModRet];
+const CALLOC: &[Effect] = &[Alloc, ModRet];
 const LOCALTIME: &[Effect] = &[RetStatic, Ref(0)];
 const STRTOK: &[Effect] = &[RetInto(0), Mod(0), Ref(0), Ref(1)];
 const MEMSET: &[Effect] = &[RetArg(0), Mod(0)];
@@ -104,7 +107,7 @@ const STPCPY: &[Effect] = &[RetInto(0), Mod(0), Ref(1)];
 /// Built-in models, by name. Allocators added with `--allocator` use `ALLOC`.
 static MODELS: &[(&str, &[Effect])] = &[
     // allocation
-    ("malloc", ALLOC), ("calloc", ALLOC), ("valloc", ALLOC), ("pvalloc", ALLOC),
+    ("malloc", ALLOC), ("calloc", CALLOC), ("valloc", ALLOC), ("pvalloc", ALLOC),
     ("aligned_alloc", ALLOC), ("memalign", ALLOC), ("_Znwm", ALLOC), ("_Znam", ALLOC),
     ("_ZnwmRKSt9nothrow_t", ALLOC), ("_ZnamRKSt9nothrow_t", ALLOC),
     ("realloc", REALLOC), ("reallocarray", REALLOC),

@@ -409,7 +409,10 @@ impl<'p> Solver<'p> {
             self.stats.indirect_call_targets += 1;
         }
         let func = &self.prog.functions[g as usize];
-        if func.defined {
+        if let Some(model) = func.model {
+            // External functions, and user-declared allocators even when they have a body.
+            self.apply_model(c, &call, model);
+        } else if func.defined {
             for (i, a) in call.args.iter().enumerate() {
                 let Some(a) = *a else { continue };
                 match func.formals.get(i) {
@@ -428,8 +431,7 @@ impl<'p> Solver<'p> {
             }
             self.activate(g);
         } else {
-            let model = func.model.unwrap_or(Model::Unknown);
-            self.apply_model(c, &call, model);
+            self.apply_model(c, &call, Model::Unknown);
         }
     }
 
@@ -500,6 +502,11 @@ impl<'p> Solver<'p> {
                         if let Some(a) = arg(i) {
                             self.add_memcopy(r, a);
                         }
+                    }
+                }
+                Effect::ModRet => {
+                    if let Some(r) = call.ret {
+                        self.accesses[caller].push((Access { ptr: r, size: None, write: true }, false));
                     }
                 }
                 Effect::RetArg(i) => {
