@@ -94,15 +94,33 @@ impl Layout {
             return 0;
         }
         if b >= size {
-            if let Some((off, elem)) = trailing_array(&self.ty) {
+            if let Some((off, elem, first)) = trailing_array(&self.ty) {
                 let es = elem.size() as i64;
                 if es > 0 {
-                    let first = self.field_at(off as i64);
                     return first + field_in(elem, ((b - off as i64) % es) as u64);
                 }
             }
         }
         field_in(&self.ty, b.rem_euclid(size) as u64)
+    }
+
+    /// Whether byte `b` is where a primitive field (of some array element) starts. A
+    /// pointer moved by a constant into the middle of a field is walking bytes (a char-wise
+    /// loop), which a field abstraction cannot follow.
+    pub fn is_field_start(&self, b: i64) -> bool {
+        let size = self.size() as i64;
+        if size <= 0 {
+            return true;
+        }
+        if b >= size {
+            if let Some((off, elem, _)) = trailing_array(&self.ty) {
+                let es = elem.size() as i64;
+                if es > 0 {
+                    return starts_field(elem, ((b - off as i64) % es) as u64);
+                }
+            }
+        }
+        starts_field(&self.ty, b.rem_euclid(size) as u64)
     }
 
     /// Abstract fields overlapped by the byte range `[b, b + len)` (sorted, no duplicates).
@@ -147,10 +165,14 @@ impl Layout {
     }
 }
 
-fn trailing_array(t: &LType) -> Option<(u64, &LType)> {
+/// A struct's last member when it is an array: (offset, element, its first abstract field).
+fn trailing_array(t: &LType) -> Option<(u64, &LType, u32)> {
     match t {
         LType::Struct { members, .. } => match members.last() {
-            Some((off, LType::Array { elem, .. })) => Some((*off, elem)),
+            Some((off, LType::Array { elem, .. })) => {
+                let first = members[..members.len() - 1].iter().map(|(_, m)| m.abs_size()).sum();
+                Some((*off, elem, first))
+            }
             _ => None,
         },
         _ => None,
@@ -189,6 +211,20 @@ fn field_in(t: &LType, b: u64) -> u32 {
                 None => 0,
             }
         }
+    }
+}
+
+fn starts_field(t: &LType, b: u64) -> bool {
+    match t {
+        LType::Prim { .. } => b == 0,
+        LType::Array { elem, .. } => {
+            let es = elem.size();
+            es == 0 || starts_field(elem, b % es)
+        }
+        LType::Struct { members, .. } => match members.iter().rev().find(|(off, _)| *off <= b) {
+            Some((off, m)) => b - off < m.size().max(1) && starts_field(m, b - off),
+            None => b == 0,
+        },
     }
 }
 
@@ -294,6 +330,16 @@ mod tests {
         assert_eq!(l.abs_size(), 2);
         assert_eq!(l.field_at(8), 1);
         assert_eq!(l.field_at(32), 1); // items[3], not n
+    }
+
+    #[test]
+    fn field_starts() {
+        let l = poly();
+        assert!(l.is_field_start(0) && l.is_field_start(4) && l.is_field_start(24) && l.is_field_start(32));
+        assert!(!l.is_field_start(1)); // inside n
+        assert!(!l.is_field_start(36)); // inside name
+        assert!(!l.is_field_start(28)); // padding after the points array
+        assert!(l.is_field_start(44)); // pts[0].x of the next poly
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //!
 //! Direct accesses come from loads, stores, memory intrinsics and library models; they are
 //! closed over the call graph (bottom-up over its strongly connected components). A
-//! function's own stack objects die with its frame, so they are left out of its sets,
-//! unless the function is recursive: then an inner activation may write an outer one's
-//! locals, which outlive the inner call, so they stay.
+//! function's own stack objects die with its frame, so they are left out of its sets and
+//! of its callers' sets, unless the function is recursive: then an inner activation may
+//! write an outer one's locals, which outlive the inner call, so its own sets keep them.
 
 use crate::facts::{Access, FuncId, ObjKind};
 use crate::solver::{Node, Solver};
@@ -89,31 +89,37 @@ pub fn compute(s: &Solver) -> ModRef {
         }
     }
     let mut mr = ModRef { modset: vec![RoaringBitmap::new(); nf], refset: vec![RoaringBitmap::new(); nf] };
+    // What callers outside a function's component see: without the component's locals,
+    // which die before control returns to them.
+    let mut out_mod = vec![RoaringBitmap::new(); nf];
+    let mut out_ref = vec![RoaringBitmap::new(); nf];
     // Tarjan yields callees' components before their callers'.
     for (ci, comp) in sccs.iter().enumerate() {
         let mut m = RoaringBitmap::new();
         let mut r = RoaringBitmap::new();
+        let mut comp_locals = RoaringBitmap::new();
         let mut recursive = comp.len() > 1;
         for &f in comp {
             m |= &direct_mod[f as usize];
             r |= &direct_ref[f as usize];
+            comp_locals |= &locals[f as usize];
             for &g in &s.callees[f as usize] {
                 if comp_of[g as usize] == ci {
                     recursive = true;
                 } else {
-                    m |= &mr.modset[g as usize];
-                    r |= &mr.refset[g as usize];
+                    m |= &out_mod[g as usize];
+                    r |= &out_ref[g as usize];
                 }
             }
         }
+        let (em, er) = (&m - &comp_locals, &r - &comp_locals);
         for &f in comp {
-            let (mut fm, mut fr) = (m.clone(), r.clone());
-            if !recursive {
-                fm -= &locals[f as usize];
-                fr -= &locals[f as usize];
-            }
-            mr.modset[f as usize] = fm;
-            mr.refset[f as usize] = fr;
+            // A recursive function keeps its locals: an inner activation may write an
+            // outer one's, which outlive the inner call.
+            mr.modset[f as usize] = if recursive { m.clone() } else { em.clone() };
+            mr.refset[f as usize] = if recursive { r.clone() } else { er.clone() };
+            out_mod[f as usize] = em.clone();
+            out_ref[f as usize] = er.clone();
         }
     }
     mr

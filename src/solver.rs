@@ -904,12 +904,15 @@ impl<'p> Solver<'p> {
         let l = self.layout(o).unwrap();
         let g = &self.geps[gep as usize];
         let f = self.node_field[c as usize];
+        if ob.nfields == 1 {
+            return base; // one field: nothing to lose, stays `.0`
+        }
         let b = l.fields[f as usize].offset as i64 + g.offset;
         let f2 = l.field_at(b);
-        if g.strides.iter().all(|&s| l.stride_keeps_field(f2, s)) {
+        if l.is_field_start(b) && g.strides.iter().all(|&s| l.stride_keeps_field(f2, s)) {
             base + f2
         } else {
-            // Unknown offset into a struct: the object becomes field-insensitive.
+            // Unknown offset, or a byte walk inside a field: field-insensitive from now on.
             self.pending_collapse.push(o);
             base
         }
