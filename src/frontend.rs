@@ -790,6 +790,10 @@ impl<'m> Front<'m> {
                     }
                 }
             }
+            // Integers made from narrower integers or floats, or by multiplication, division,
+            // remainder and shifts, carry no pointer (hashing an address does not make one).
+            LLVMSExt | LLVMZExt | LLVMTrunc | LLVMFPToSI | LLVMFPToUI | LLVMMul | LLVMUDiv | LLVMSDiv
+            | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMICmp | LLVMFCmp => {}
             LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad | LLVMCatchSwitch => {
                 if ptrish {
                     self.unsupported("exception handling");
