@@ -63,6 +63,10 @@ pub struct SolverStats {
     pub escaped_objects: usize,
     pub live_functions: usize,
     pub indirect_call_targets: usize,
+    /// Indirect call targets skipped because their arity cannot match the call.
+    pub arity_mismatches: usize,
+    /// Pointers moved into the middle of a field, now pointing to every field.
+    pub spread_pointers: usize,
 }
 
 pub struct Solver<'p> {
@@ -435,6 +439,15 @@ impl<'p> Solver<'p> {
         }
     }
 
+    /// Whether call c can reach defined function g. A call that passes fewer arguments than
+    /// g has parameters leaves them undefined (a type-confused pointer, not a real target);
+    /// binding it would merge unrelated arguments. Extra arguments are ignored by the
+    /// callee in practice, so those targets stay.
+    fn arity_fits(&self, c: CallId, g: FuncId) -> bool {
+        let f = &self.prog.functions[g as usize];
+        !f.defined || f.model.is_some() || self.calls[c as usize].args.len() >= f.formals.len()
+    }
+
     fn model_var(&mut self, c: CallId, k: u32) -> Node {
         if let Some(&n) = self.model_vars.get(&(c, k)) {
             return n;
@@ -748,6 +761,12 @@ impl<'p> Solver<'p> {
         let c = self.canon(loc);
         let o = self.node_obj[c as usize];
         let ob = &self.objs[o as usize];
+        if ob.kind == ObjKind::Func {
+            // Code is not data: reading it yields no pointer, writing it is undefined.
+            // Without this, an imprecise store through a function pointer would make
+            // every function a hub that points everywhere.
+            return Fields::many(Vec::new());
+        }
         if self.fi[o as usize] {
             return Fields::one(c);
         }
@@ -782,7 +801,7 @@ impl<'p> Solver<'p> {
                 let before = self.pts[r as usize].len();
                 let mut out = RoaringBitmap::new();
                 for loc in delta.iter() {
-                    out.insert(self.shift(loc, gep));
+                    self.shift(loc, gep, &mut out);
                 }
                 let r = self.find(dst);
                 self.pts[r as usize] |= out;
@@ -795,7 +814,11 @@ impl<'p> Solver<'p> {
                 for loc in delta.iter() {
                     let o = self.node_obj[loc as usize];
                     if let Some(g) = self.objs[o as usize].func {
-                        self.bind(c, g);
+                        if self.arity_fits(c, g) {
+                            self.bind(c, g);
+                        } else {
+                            self.stats.arity_mismatches += 1;
+                        }
                     }
                 }
             }
@@ -809,6 +832,7 @@ impl<'p> Solver<'p> {
                     self.escaped[o as usize] = true;
                     let ext = self.ext;
                     let (base, nf) = (self.objs[o as usize].base, self.objs[o as usize].nfields);
+                    let nf = if self.objs[o as usize].kind == ObjKind::Func { 0 } else { nf };
                     for k in 0..nf {
                         self.add_pts(ext, base + k);
                         self.add_edge(base + k, ext);
@@ -872,6 +896,9 @@ impl<'p> Solver<'p> {
     /// have the same layout and position, else through one merge node (sound, linear).
     fn copy_object_contents(&mut self, ld: Node, ls: Node, tmp: Node) {
         let (od, os) = (self.node_obj[ld as usize], self.node_obj[ls as usize]);
+        if self.objs[od as usize].kind == ObjKind::Func || self.objs[os as usize].kind == ObjKind::Func {
+            return; // code is not data (see `covering`)
+        }
         let (bd, bs) = (self.objs[od as usize].base, self.objs[os as usize].base);
         let (nd, ns) = (self.objs[od as usize].nfields, self.objs[os as usize].nfields);
         let same = self.objs[od as usize].layout.is_some()
@@ -893,28 +920,39 @@ impl<'p> Solver<'p> {
         }
     }
 
-    fn shift(&mut self, loc: Node, gep: u32) -> Node {
+    /// Move location `loc` by `gep`, adding the result(s) to `out`.
+    fn shift(&mut self, loc: Node, gep: u32, out: &mut RoaringBitmap) {
         let c = self.canon(loc);
         let o = self.node_obj[c as usize];
         let ob = &self.objs[o as usize];
-        if self.fi[o as usize] {
-            return ob.base;
-        }
         let base = ob.base;
+        if self.fi[o as usize] || ob.nfields == 1 {
+            out.insert(base); // one field: nothing to lose, stays `.0`
+            return;
+        }
         let l = self.layout(o).unwrap();
         let g = &self.geps[gep as usize];
         let f = self.node_field[c as usize];
-        if ob.nfields == 1 {
-            return base; // one field: nothing to lose, stays `.0`
-        }
         let b = l.fields[f as usize].offset as i64 + g.offset;
         let f2 = l.field_at(b);
-        if l.is_field_start(b) && g.strides.iter().all(|&s| l.stride_keeps_field(f2, s)) {
-            base + f2
-        } else {
-            // Unknown offset, or a byte walk inside a field: field-insensitive from now on.
+        if !g.strides.iter().all(|&s| l.stride_keeps_field(f2, s)) {
+            // Accessed at an unknown offset: field-insensitive from now on (paper 4.2).
+            if log::log_enabled!(log::Level::Debug) {
+                log::debug!(
+                    "collapse {}: field {} (byte {}) moved by {:+} bytes and strides {:?} ({})",
+                    ob.label, f, l.fields[f as usize].offset, g.offset, g.strides, l.name
+                );
+            }
             self.pending_collapse.push(o);
-            base
+            out.insert(base);
+        } else if l.is_field_start(b) {
+            out.insert(base + f2);
+        } else {
+            // A constant move into the middle of a field: a byte walk (`p++` in a loop) or
+            // a pointer of another type. The pointer may reach any field; the object keeps
+            // its fields for every other pointer.
+            self.stats.spread_pointers += 1;
+            out.insert_range(base..base + ob.nfields);
         }
     }
 
@@ -926,6 +964,7 @@ impl<'p> Solver<'p> {
             }
             self.fi[o as usize] = true;
             self.stats.collapsed_objects += 1;
+            log::debug!("field-insensitive from now on: {}", self.objs[o as usize].label);
             let ob = &self.objs[o as usize];
             let (base, nf) = (ob.base, ob.nfields);
             // Merging the holders is enough: edges already added to or from any field now
