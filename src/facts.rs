@@ -159,6 +159,8 @@ pub struct Program {
     /// Constraints of constant expressions (not tied to one function): always active.
     pub init_constraints: Vec<Constraint>,
     pub source_vars: Vec<SourceVar>,
+    /// A name per variable for diagnostics (`F:%value`); may be shorter than num_vars.
+    pub var_names: Vec<String>,
     pub stats: FrontStats,
 }
 
@@ -166,6 +168,10 @@ impl Program {
     pub fn new_var(&mut self) -> VarId {
         self.num_vars += 1;
         self.num_vars - 1
+    }
+
+    pub fn var_name(&self, v: VarId) -> &str {
+        self.var_names.get(v as usize).map(|s| s.as_str()).unwrap_or("<synthetic>")
     }
 
     pub fn add_object(&mut self, obj: Object) -> ObjId {

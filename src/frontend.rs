@@ -339,6 +339,9 @@ impl<'m> Front<'m> {
         }
         let x = self.prog.new_var();
         self.vars.insert(v, x);
+        let name = format!("{}:%{}", self.prog.functions[self.cur as usize].name, unsafe { value_name(v) });
+        self.prog.var_names.resize(x as usize, String::new());
+        self.prog.var_names.push(name);
         x
     }
 

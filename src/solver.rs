@@ -800,8 +800,12 @@ impl<'p> Solver<'p> {
                 let r = self.find(dst);
                 let before = self.pts[r as usize].len();
                 let mut out = RoaringBitmap::new();
+                let pending = self.pending_collapse.len();
                 for loc in delta.iter() {
                     self.shift(loc, gep, &mut out);
+                }
+                if self.pending_collapse.len() > pending && log::log_enabled!(log::Level::Debug) {
+                    log::debug!("  by the gep into {} ({} targets)", self.prog.var_name(dst), delta.len());
                 }
                 let r = self.find(dst);
                 self.pts[r as usize] |= out;
