@@ -10,4 +10,5 @@ pub mod frontend;
 pub mod layout;
 pub mod modref;
 pub mod models;
+pub mod scc;
 pub mod solver;

@@ -612,13 +612,6 @@ impl<'p> Solver<'p> {
     /// representatives with edges in topological order.
     fn collapse_cycles(&mut self) -> Vec<Node> {
         let n = self.rep.len();
-        let mut index = vec![NONE; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut stack: Vec<Node> = Vec::new();
-        let mut order: Vec<Node> = Vec::new();
-        let mut sccs: Vec<Vec<Node>> = Vec::new();
-        let mut next = 0u32;
         // Normalise successor lists first (representatives, no self loops, no duplicates).
         for v in 0..n as Node {
             if self.rep[v as usize] != v || self.succ[v as usize].is_empty() {
@@ -633,54 +626,10 @@ impl<'p> Solver<'p> {
             s.retain(|&w| w != v);
             self.succ[v as usize] = s;
         }
-        let mut cs: Vec<(Node, usize)> = Vec::new();
-        for start in 0..n as Node {
-            if self.rep[start as usize] != start || self.succ[start as usize].is_empty() || index[start as usize] != NONE {
-                continue;
-            }
-            index[start as usize] = next;
-            low[start as usize] = next;
-            next += 1;
-            stack.push(start);
-            on_stack[start as usize] = true;
-            cs.push((start, 0));
-            while let Some(&mut (v, ref mut i)) = cs.last_mut() {
-                if *i < self.succ[v as usize].len() {
-                    let w = self.succ[v as usize][*i];
-                    *i += 1;
-                    if index[w as usize] == NONE {
-                        index[w as usize] = next;
-                        low[w as usize] = next;
-                        next += 1;
-                        stack.push(w);
-                        on_stack[w as usize] = true;
-                        cs.push((w, 0));
-                    } else if on_stack[w as usize] {
-                        low[v as usize] = low[v as usize].min(index[w as usize]);
-                    }
-                } else {
-                    cs.pop();
-                    if let Some(&(u, _)) = cs.last() {
-                        low[u as usize] = low[u as usize].min(low[v as usize]);
-                    }
-                    if low[v as usize] == index[v as usize] {
-                        let mut comp = Vec::new();
-                        loop {
-                            let w = stack.pop().unwrap();
-                            on_stack[w as usize] = false;
-                            comp.push(w);
-                            if w == v {
-                                break;
-                            }
-                        }
-                        if comp.len() > 1 {
-                            sccs.push(comp);
-                        }
-                        order.push(v);
-                    }
-                }
-            }
-        }
+        let roots = (0..n as Node).filter(|&v| self.rep[v as usize] == v && !self.succ[v as usize].is_empty());
+        let comps = crate::scc::tarjan(n, roots, |v| &self.succ[v as usize]);
+        let order: Vec<Node> = comps.iter().map(|c| c[0]).collect();
+        let sccs: Vec<Vec<Node>> = comps.into_iter().filter(|c| c.len() > 1).collect();
         for comp in sccs {
             self.stats.merged_in_cycles += comp.len() - 1;
             let mut r = comp[0];
@@ -689,11 +638,7 @@ impl<'p> Solver<'p> {
             }
         }
         // Tarjan emits components sinks first.
-        order.reverse();
-        for v in order.iter_mut() {
-            *v = self.find(*v);
-        }
-        order
+        order.into_iter().rev().map(|v| self.find(v)).collect()
     }
 
     fn propagate(&mut self, topo: &[Node]) {
