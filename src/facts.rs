@@ -74,8 +74,9 @@ pub enum Constraint {
     Store { ptr: VarId, src: VarId, size: u64 },
     /// dst ⊇ { p + gep | p ∈ src }
     Gep { dst: VarId, src: VarId, gep: Gep },
-    /// Contents of the objects of src flow to the objects of dst (memcpy, realloc, va_copy).
-    MemCopy { dst: VarId, src: VarId },
+    /// Contents of the objects of src flow to the objects of dst (memcpy, realloc, va_copy):
+    /// `size` bytes from where they point, or whole objects when unknown.
+    MemCopy { dst: VarId, src: VarId, size: Option<u64> },
     /// The objects src points to escape into code we cannot see (unknown externals).
     Escape { src: VarId },
 }

@@ -924,7 +924,7 @@ impl<'m> Front<'m> {
                     self.f().accesses.push(Access { ptr: s, size: len, write: false });
                 }
                 if let (Some(d), Some(s)) = (d, s) {
-                    self.push(Constraint::MemCopy { dst: d, src: s });
+                    self.push(Constraint::MemCopy { dst: d, src: s, size: len });
                 }
             }
             "llvm.memset" => {
@@ -942,7 +942,7 @@ impl<'m> Front<'m> {
             }
             "llvm.va_copy" => {
                 if let (Some(d), Some(s)) = (arg(self, 0), arg(self, 1)) {
-                    self.push(Constraint::MemCopy { dst: d, src: s });
+                    self.push(Constraint::MemCopy { dst: d, src: s, size: Some(24) });
                     self.f().accesses.push(Access { ptr: d, size: Some(24), write: true });
                     self.f().accesses.push(Access { ptr: s, size: Some(24), write: false });
                 }

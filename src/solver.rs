@@ -47,6 +47,7 @@ enum Cx {
 struct MemCopyState {
     dst: Node,
     src: Node,
+    size: Option<u64>,
     tmp: Node,
     done_d: RoaringBitmap,
     done_s: RoaringBitmap,
@@ -373,7 +374,7 @@ impl<'p> Solver<'p> {
                     let g = self.intern_gep(gep.clone());
                     self.add_complex(*src, Cx::Gep { dst: *dst, gep: g });
                 }
-                Constraint::MemCopy { dst, src } => self.add_memcopy(*dst, *src),
+                Constraint::MemCopy { dst, src, size } => self.add_memcopy(*dst, *src, *size),
                 Constraint::Escape { src } => {
                     let e = self.ext;
                     self.add_edge(*src, e)
@@ -387,12 +388,13 @@ impl<'p> Solver<'p> {
         (self.geps.len() - 1) as u32
     }
 
-    fn add_memcopy(&mut self, dst: Node, src: Node) {
+    fn add_memcopy(&mut self, dst: Node, src: Node, size: Option<u64>) {
         let tmp = self.new_node();
         let id = self.memcopies.len() as u32;
         self.memcopies.push(MemCopyState {
             dst,
             src,
+            size,
             tmp,
             done_d: RoaringBitmap::new(),
             done_s: RoaringBitmap::new(),
@@ -513,7 +515,7 @@ impl<'p> Solver<'p> {
                         let hb = self.objs[h as usize].base;
                         self.add_pts(r, hb);
                         if let Some(a) = arg(i) {
-                            self.add_memcopy(r, a);
+                            self.add_memcopy(r, a, None);
                         }
                     }
                 }
@@ -548,7 +550,7 @@ impl<'p> Solver<'p> {
                 }
                 Effect::Copy(d, s) => {
                     if let (Some(d), Some(s)) = (arg(d), arg(s)) {
-                        self.add_memcopy(d, s);
+                        self.add_memcopy(d, s, None);
                     }
                 }
                 Effect::StoreInto { ptr, into } => {
@@ -811,9 +813,9 @@ impl<'p> Solver<'p> {
     }
 
     fn apply_memcopy(&mut self, id: u32) -> bool {
-        let (dst, src, tmp) = {
+        let (dst, src, tmp, size) = {
             let m = &self.memcopies[id as usize];
-            (m.dst, m.src, m.tmp)
+            (m.dst, m.src, m.tmp, m.size)
         };
         let canon_set = |s: &Self, n: Node| -> RoaringBitmap {
             let r = s.find_ro(n);
@@ -831,7 +833,7 @@ impl<'p> Solver<'p> {
         for (ds, ss) in [(&new_d, &s_all), (&old_d, &new_s)] {
             for ld in ds.iter() {
                 for ls in ss.iter() {
-                    self.copy_object_contents(ld, ls, tmp);
+                    self.copy_object_contents(ld, ls, tmp, size);
                 }
             }
         }
@@ -841,30 +843,39 @@ impl<'p> Solver<'p> {
         self.stats.copy_edges != mark
     }
 
-    /// Contents of the object at ls flow into the object at ld: field by field when both
+    /// `size` bytes (whole objects when unknown) at ls flow to ld: field by field when both
     /// have the same layout and position, else through one merge node (sound, linear).
-    fn copy_object_contents(&mut self, ld: Node, ls: Node, tmp: Node) {
+    fn copy_object_contents(&mut self, ld: Node, ls: Node, tmp: Node, size: Option<u64>) {
         let (od, os) = (self.node_obj[ld as usize], self.node_obj[ls as usize]);
         if self.objs[od as usize].kind == ObjKind::Func || self.objs[os as usize].kind == ObjKind::Func {
             return; // code is not data (see `covering`)
         }
+        let fields = |s: &Self, l: Node, o: ObjId| -> Vec<Node> {
+            match size {
+                Some(n) => s.covering(l, n).iter().map(|f| s.canon(f)).collect(),
+                None => {
+                    let ob = &s.objs[o as usize];
+                    (ob.base..ob.base + if s.fi[o as usize] { 1 } else { ob.nfields }).collect()
+                }
+            }
+        };
         let (bd, bs) = (self.objs[od as usize].base, self.objs[os as usize].base);
-        let (nd, ns) = (self.objs[od as usize].nfields, self.objs[os as usize].nfields);
         let same = self.objs[od as usize].layout.is_some()
             && self.objs[od as usize].layout == self.objs[os as usize].layout
             && ld - bd == ls - bs
             && !self.fi[od as usize]
             && !self.fi[os as usize];
+        let src_fields = fields(self, ls, os);
         if same {
-            for k in 0..ns {
-                self.add_edge(bs + k, bd + k);
+            for f in src_fields {
+                self.add_edge(f, bd + (f - bs));
             }
         } else {
-            for k in 0..ns {
-                self.add_edge(bs + k, tmp);
+            for f in src_fields {
+                self.add_edge(f, tmp);
             }
-            for k in 0..nd {
-                self.add_edge(tmp, bd + k);
+            for f in fields(self, ld, od) {
+                self.add_edge(tmp, f);
             }
         }
     }
