@@ -45,6 +45,9 @@ pub struct Object {
     pub owner: Option<FuncId>,
     /// For `func:` objects, the function it stands for.
     pub func: Option<FuncId>,
+    /// Read-only memory (constant globals, string literals): a write to it faults, so no
+    /// execution that goes on after a store can have changed its contents.
+    pub readonly: bool,
 }
 
 /// A pointer move by a constant byte offset plus unknown multiples of some strides.

@@ -192,6 +192,7 @@ impl<'m> Front<'m> {
                 layout: None,
                 owner: None,
                 func: Some(id),
+                readonly: false,
             });
             let defined = LLVMCountBasicBlocks(f) > 0;
             let model = if defined { None } else { Some(model_for(&name, &self.opts.allocators)) };
@@ -215,6 +216,7 @@ impl<'m> Front<'m> {
                 layout,
                 owner: None,
                 func: None,
+                readonly: LLVMIsGlobalConstant(g) != 0,
             });
             self.globals.insert(g, obj);
             if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
@@ -255,36 +257,7 @@ impl<'m> Front<'m> {
     // ---- types ----------------------------------------------------------------------
 
     unsafe fn ltype(&mut self, t: LLVMTypeRef) -> Option<LType> {
-        use LLVMTypeKind::*;
-        match LLVMGetTypeKind(t) {
-            LLVMIntegerTypeKind | LLVMPointerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind
-            | LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind
-            | LLVMPPC_FP128TypeKind | LLVMX86_MMXTypeKind => {
-                Some(LType::Prim { size: LLVMABISizeOfType(self.td, t) })
-            }
-            LLVMStructTypeKind => {
-                if LLVMIsOpaqueStruct(t) != 0 {
-                    return None;
-                }
-                let n = LLVMCountStructElementTypes(t);
-                let mut members = Vec::with_capacity(n as usize);
-                for i in 0..n {
-                    let et = LLVMStructGetTypeAtIndex(t, i);
-                    let off = LLVMOffsetOfElement(self.td, t, i);
-                    members.push((off, self.ltype(et)?));
-                }
-                Some(LType::Struct { size: LLVMABISizeOfType(self.td, t), members })
-            }
-            LLVMArrayTypeKind => {
-                let elem = self.ltype(LLVMGetElementType(t))?;
-                Some(LType::Array { count: LLVMGetArrayLength(t) as u64, elem: Box::new(elem) })
-            }
-            LLVMVectorTypeKind => {
-                let elem = self.ltype(LLVMGetElementType(t))?;
-                Some(LType::Array { count: LLVMGetVectorSize(t) as u64, elem: Box::new(elem) })
-            }
-            _ => None,
-        }
+        ltype_of(self.td, t)
     }
 
     unsafe fn type_name(t: LLVMTypeRef) -> String {
@@ -550,6 +523,7 @@ impl<'m> Front<'m> {
                 layout: None,
                 owner: Some(self.cur),
                 func: None,
+                readonly: false,
             });
             Some((o, self.fresh_var()))
         } else {
@@ -591,6 +565,7 @@ impl<'m> Front<'m> {
             layout: None,
             owner: None,
             func: None,
+            readonly: false,
         });
         self.prog.init.push((env, 0, env, 0));
         for p in params {
@@ -640,6 +615,7 @@ impl<'m> Front<'m> {
                     layout,
                     owner: Some(self.cur),
                     func: None,
+                    readonly: false,
                 });
                 if names.contains_key(&i) && LLVMGetTypeKind(aty) == LLVMTypeKind::LLVMPointerTypeKind {
                     self.prog.source_vars.push(SourceVar { name: format!("{}::{}", fname, name), obj });
@@ -876,6 +852,7 @@ impl<'m> Front<'m> {
                 layout: None,
                 owner: None,
                 func: None,
+                readonly: false,
             });
             self.untyped_heap.insert(i, o);
             Some(o)
@@ -1001,6 +978,78 @@ unsafe fn md_var_name(v: LLVMValueRef) -> Option<String> {
         return None;
     }
     Some(String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned())
+}
+
+unsafe fn ltype_of(td: LLVMTargetDataRef, t: LLVMTypeRef) -> Option<LType> {
+    use LLVMTypeKind::*;
+    match LLVMGetTypeKind(t) {
+        LLVMIntegerTypeKind | LLVMPointerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind
+        | LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind
+        | LLVMPPC_FP128TypeKind | LLVMX86_MMXTypeKind => {
+            Some(LType::Prim { size: LLVMABISizeOfType(td, t) })
+        }
+        LLVMStructTypeKind => {
+            if LLVMIsOpaqueStruct(t) != 0 {
+                return None;
+            }
+            let n = LLVMCountStructElementTypes(t);
+            let mut members = Vec::with_capacity(n as usize);
+            for i in 0..n {
+                let et = LLVMStructGetTypeAtIndex(t, i);
+                let off = LLVMOffsetOfElement(td, t, i);
+                members.push((off, ltype_of(td, et)?));
+            }
+            Some(LType::Struct { size: LLVMABISizeOfType(td, t), members })
+        }
+        LLVMArrayTypeKind => {
+            let elem = ltype_of(td, LLVMGetElementType(t))?;
+            Some(LType::Array { count: LLVMGetArrayLength(t) as u64, elem: Box::new(elem) })
+        }
+        LLVMVectorTypeKind => {
+            let elem = ltype_of(td, LLVMGetElementType(t))?;
+            Some(LType::Array { count: LLVMGetVectorSize(t) as u64, elem: Box::new(elem) })
+        }
+        _ => None,
+    }
+}
+
+impl Module {
+    /// The layout of an LLVM type given by its textual name, as a snapshot names it:
+    /// `struct.table_t` (or `%struct.table_t`), `i32`, `double`, `i8*` (any pointer),
+    /// `[4 x %struct.point]`. None for names the module does not define.
+    pub fn layout_of_type_name(&self, name: &str) -> Option<Layout> {
+        unsafe {
+            let td = LLVMGetModuleDataLayout(self.module);
+            let t = self.parse_type(name.trim())?;
+            ltype_of(td, t).map(|lt| Layout::new(name.trim().trim_start_matches('%'), lt))
+        }
+    }
+
+    unsafe fn parse_type(&self, name: &str) -> Option<LLVMTypeRef> {
+        let ctx = self.ctx;
+        if let Some(inner) = name.strip_suffix('*') {
+            // The pointee does not matter for the layout; any pointer is one field.
+            let _ = inner;
+            return Some(LLVMPointerType(LLVMInt8TypeInContext(ctx), 0));
+        }
+        if let Some(rest) = name.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+            let (n, elem) = rest.split_once(" x ")?;
+            let e = self.parse_type(elem.trim())?;
+            return Some(LLVMArrayType(e, n.trim().parse().ok()?));
+        }
+        if let Some(bits) = name.strip_prefix('i').and_then(|b| b.parse::<u32>().ok()) {
+            return Some(LLVMIntTypeInContext(ctx, bits));
+        }
+        match name {
+            "float" => return Some(LLVMFloatTypeInContext(ctx)),
+            "double" => return Some(LLVMDoubleTypeInContext(ctx)),
+            "x86_fp80" => return Some(LLVMX86FP80TypeInContext(ctx)),
+            _ => {}
+        }
+        let c = CString::new(name.trim_start_matches('%')).ok()?;
+        let t = LLVMGetTypeByName2(ctx, c.as_ptr());
+        (!t.is_null()).then_some(t)
+    }
 }
 
 impl Program {

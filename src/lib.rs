@@ -4,11 +4,17 @@
 //! computes points-to sets from an initial graph over the functions an entry reaches;
 //! [`modref`] turns them into mod/ref sets; [`analysis`] labels and reports them.
 
+pub mod abstraction;
 pub mod analysis;
 pub mod facts;
 pub mod frontend;
 pub mod layout;
+pub mod local;
+pub mod memory_graph;
 pub mod modref;
 pub mod models;
 pub mod scc;
+pub mod session;
+pub mod snapshot;
 pub mod solver;
+pub mod state;

@@ -40,6 +40,15 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
             if !seen.insert(o) {
                 continue;
             }
+            if acc.write && s.objs[o as usize].readonly {
+                // Not written, but what it points to may be.
+                let mut fields = RoaringBitmap::new();
+                object_locs(s, l, &mut fields);
+                for f in fields.iter() {
+                    work.extend(s.points_to(f).iter());
+                }
+                continue;
+            }
             let mut fields = RoaringBitmap::new();
             object_locs(s, l, &mut fields);
             for f in fields.iter() {
@@ -50,6 +59,9 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
         return;
     }
     for l in targets.iter() {
+        if acc.write && s.objs[s.obj_of(l) as usize].readonly {
+            continue; // writing constant memory faults: not a side effect of a returning call
+        }
         match acc.size {
             None => object_locs(s, l, out),
             Some(size) => {

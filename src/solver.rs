@@ -29,6 +29,8 @@ pub struct ObjInfo {
     pub layout: Option<LayoutId>,
     pub owner: Option<FuncId>,
     pub func: Option<FuncId>,
+    /// Constant memory: never written by an execution that goes on (see `Object::readonly`).
+    pub readonly: bool,
     /// First field node.
     pub base: Node,
     pub nfields: u32,
@@ -108,7 +110,14 @@ pub struct Solver<'p> {
 }
 
 impl<'p> Solver<'p> {
+    /// A solver seeded with the global initialisers.
     pub fn new(prog: &'p Program) -> Solver<'p> {
+        Solver::with_init(prog, |_| true)
+    }
+
+    /// A solver seeded with the initialisers of the globals `keep` accepts (the others
+    /// get their contents from a state).
+    pub fn with_init(prog: &'p Program, keep: impl Fn(ObjId) -> bool) -> Solver<'p> {
         let nf = prog.functions.len();
         let mut s = Solver {
             prog,
@@ -145,7 +154,9 @@ impl<'p> Solver<'p> {
         s.ext = s.new_node();
         s.complex[s.ext as usize].push(Cx::EscapeClosure);
         for &(o, off, t, toff) in &prog.init {
-            s.seed_mem(o, off, t, toff);
+            if keep(o) {
+                s.seed_mem(o, off, t, toff);
+            }
         }
         s.install(&prog.init_constraints);
         s
@@ -182,6 +193,7 @@ impl<'p> Solver<'p> {
             layout: o.layout,
             owner: o.owner,
             func: o.func,
+            readonly: o.readonly,
             base,
             nfields,
         });
@@ -241,6 +253,27 @@ impl<'p> Solver<'p> {
     pub fn seed_var(&mut self, v: VarId, t: ObjId, toff: i64) {
         let target = self.loc(t, toff);
         self.add_pts(v, target);
+    }
+
+    /// Node `n` (a variable or a field node) initially points to location `loc`.
+    pub fn seed(&mut self, n: Node, loc: Node) {
+        self.add_pts(n, loc);
+    }
+
+    /// The node of abstract field `field` of object `o` (its base when field-insensitive).
+    pub fn field_node(&self, o: ObjId, field: u32) -> Node {
+        let ob = &self.objs[o as usize];
+        if self.is_fi(o) || field >= ob.nfields {
+            ob.base
+        } else {
+            ob.base + field
+        }
+    }
+
+    /// Make object `o` field-insensitive now (a seeded state says so).
+    pub fn collapse(&mut self, o: ObjId) {
+        self.pending_collapse.push(o);
+        self.apply_collapses();
     }
 
     fn add_pts(&mut self, n: Node, loc: Node) {
@@ -466,7 +499,7 @@ impl<'p> Solver<'p> {
         }
         let caller = &self.prog.functions.get(call.caller as usize).map(|f| f.name.as_str()).unwrap_or("<external>");
         let label = format!("heap:{}:{}", caller, call.line);
-        let o = self.add_object(Object { label, kind: ObjKind::Heap, layout: None, owner: None, func: None });
+        let o = self.add_object(Object { label, kind: ObjKind::Heap, layout: None, owner: None, func: None, readonly: false });
         self.calls[c as usize].heap = Some(o);
         o
     }
@@ -602,12 +635,35 @@ impl<'p> Solver<'p> {
             self.propagate(&topo);
             let grew = self.process_complex();
             self.apply_collapses();
+            if log::log_enabled!(log::Level::Trace) {
+                self.trace_big_sets();
+            }
             if !grew && self.dirty.is_empty() && !self.changed.iter().any(|&c| c) {
                 break;
             }
         }
         self.stats.nodes = self.rep.len();
         self.stats.escaped_objects = self.escaped.iter().filter(|&&e| e).count();
+    }
+
+    /// Trace aid for precision problems: the largest points-to sets after a round.
+    fn trace_big_sets(&self) {
+        let mut big: Vec<(u64, Node)> = (0..self.rep.len() as Node)
+            .filter(|&n| self.rep[n as usize] == n)
+            .map(|n| (self.pts[n as usize].len(), n))
+            .collect();
+        big.sort_unstable_by(|a, b| b.cmp(a));
+        log::trace!("round {}: largest points-to sets", self.stats.rounds);
+        for &(len, n) in big.iter().take(8) {
+            let name = if self.node_obj[n as usize] == NONE {
+                self.prog.var_name(n).to_string()
+            } else {
+                self.objs[self.node_obj[n as usize] as usize].label.clone()
+            };
+            let sample: Vec<String> =
+                self.pts[n as usize].iter().take(6).map(|l| self.objs[self.node_obj[l as usize] as usize].label.clone()).collect();
+            log::trace!("  {len:6} {name} -> {sample:?}");
+        }
     }
 
     /// Tarjan over the copy graph: merge strongly connected nodes, return the
@@ -738,6 +794,9 @@ impl<'p> Solver<'p> {
             }
             Cx::Store { src, size } => {
                 for loc in delta.iter() {
+                    if self.objs[self.node_obj[loc as usize] as usize].readonly {
+                        continue; // a store there faults: nothing flows on
+                    }
                     for f in self.covering(loc, size).iter() {
                         self.add_edge(src, f);
                     }
@@ -784,10 +843,13 @@ impl<'p> Solver<'p> {
                     let ext = self.ext;
                     let (base, nf) = (self.objs[o as usize].base, self.objs[o as usize].nfields);
                     let nf = if self.objs[o as usize].kind == ObjKind::Func { 0 } else { nf };
+                    let ro = self.objs[o as usize].readonly;
                     for k in 0..nf {
                         self.add_pts(ext, base + k);
                         self.add_edge(base + k, ext);
-                        self.add_edge(ext, base + k);
+                        if !ro {
+                            self.add_edge(ext, base + k);
+                        }
                     }
                     if let Some(g) = self.objs[o as usize].func {
                         // Unknown code may call an escaped function with escaped arguments.
@@ -849,6 +911,9 @@ impl<'p> Solver<'p> {
         let (od, os) = (self.node_obj[ld as usize], self.node_obj[ls as usize]);
         if self.objs[od as usize].kind == ObjKind::Func || self.objs[os as usize].kind == ObjKind::Func {
             return; // code is not data (see `covering`)
+        }
+        if self.objs[od as usize].readonly {
+            return; // writing constant memory faults
         }
         let fields = |s: &Self, l: Node, o: ObjId| -> Vec<Node> {
             match size {

@@ -6,11 +6,11 @@ use pspa::layout::{LType, Layout};
 use pspa::solver::Solver;
 
 fn obj(p: &mut Program, label: &str, layout: Option<LayoutId>) -> ObjId {
-    p.add_object(Object { label: label.into(), kind: ObjKind::Global, layout, owner: None, func: None })
+    p.add_object(Object { label: label.into(), kind: ObjKind::Global, layout, owner: None, func: None, readonly: false })
 }
 
 fn func(p: &mut Program, name: &str, constraints: Vec<Constraint>) -> FuncId {
-    let fobj = p.add_object(Object { label: format!("func:{name}"), kind: ObjKind::Func, layout: None, owner: None, func: None });
+    let fobj = p.add_object(Object { label: format!("func:{name}"), kind: ObjKind::Func, layout: None, owner: None, func: None, readonly: false });
     p.functions.push(Function { name: name.into(), defined: true, obj: fobj, constraints, ..Default::default() });
     (p.functions.len() - 1) as FuncId
 }

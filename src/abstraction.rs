@@ -1,0 +1,241 @@
+//! The abstraction Abs(s) of a projected memory graph (paper 4.2-4.3).
+//!
+//! Every object that exists in the state gets a *unique* allocation site: its static site
+//! plus its identity (`heap:table_insert:30@12`). Fields are mapped with AbsFld through the
+//! layout of the object's type (arrays squeezed, struct fields kept); an object without a
+//! known type, or pointed to at a symbolic offset, is field-insensitive. Objects the
+//! analysed code allocates later keep the program's static sites. The result is an
+//! admissible points-to graph: no site is both field-sensitive and field-insensitive.
+//!
+//! Globals keep the program's object (the code names it), relabelled `global:g@ID`; their
+//! contents come from the state, not from the initialiser.
+
+use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Program};
+use crate::memory_graph::MemoryGraph;
+use crate::state::{StateObjId, Target};
+use anyhow::{bail, Result};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Where an abstract object comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Origin {
+    /// An object of the state (a unique site).
+    Unique(StateObjId),
+    /// A program object: a global of the state (unique by nature) or a static site
+    /// brought in by an earlier skipped call's post-state.
+    Program(ObjId),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AbsObject {
+    pub origin: Origin,
+    /// The full label, `SITE@ID` for objects of the state.
+    pub label: String,
+    /// The static site (`SITE`), for matching and for `--strip-unique`.
+    pub site: String,
+    pub kind: ObjKind,
+    /// Layout of the object's type; None: field-insensitive.
+    pub layout: Option<LayoutId>,
+}
+
+/// An abstract location: field `field` of abstract object `obj` (0 when field-insensitive),
+/// or a function (for function pointers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AbsLoc {
+    Field { obj: u32, field: u32 },
+    Func(FuncId),
+}
+
+/// An initial abstract state: the input of one past-sensitive analysis.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AbstractState {
+    pub function: FuncId,
+    pub objects: Vec<AbsObject>,
+    /// Per actual argument, what it may point to (empty: no pointer).
+    pub args: Vec<Vec<AbsLoc>>,
+    /// Points-to edges between fields (holder -> target).
+    pub edges: BTreeSet<(AbsLoc, AbsLoc)>,
+}
+
+/// Counters of one abstraction.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct AbsStats {
+    pub state_objects: usize,
+    pub projected_objects: usize,
+    pub abstract_objects: usize,
+    pub edges: usize,
+    pub field_insensitive: usize,
+    pub symbolic_offsets: usize,
+}
+
+impl AbstractState {
+    pub fn nfields(&self, prog: &Program, obj: u32) -> u32 {
+        match self.objects[obj as usize].layout {
+            Some(l) => prog.layouts[l as usize].abs_size(),
+            None => 1,
+        }
+    }
+
+    /// Abs(G^p_s): `layouts` gives the layout of each type name the graph uses (resolved by
+    /// the caller, who may need the LLVM module for it).
+    pub fn abstract_graph(
+        prog: &Program,
+        g: &MemoryGraph,
+        layout_of: &dyn Fn(&str) -> Option<LayoutId>,
+    ) -> Result<(AbstractState, AbsStats)> {
+        let Some(function) = prog.function_by_name(&g.function) else {
+            bail!("unknown function `{}`", g.function);
+        };
+        if !prog.functions[function as usize].defined {
+            bail!("function `{}` has no body in the module", g.function);
+        }
+        let mut st = AbsStats { projected_objects: g.objects.len(), ..Default::default() };
+        let mut a = AbstractState { function, ..Default::default() };
+        let globals: BTreeMap<StateObjId, &str> = g.globals.iter().map(|(n, id)| (*id, n.as_str())).collect();
+        let mut index: BTreeMap<StateObjId, u32> = BTreeMap::new();
+        for (id, o) in &g.objects {
+            let kind = match o.site.split(':').next() {
+                Some("global") => ObjKind::Global,
+                Some("stack") => ObjKind::Stack,
+                Some("func") => ObjKind::Func,
+                _ => ObjKind::Heap,
+            };
+            let mut layout = match &o.ty {
+                None => None,
+                Some(t) => match layout_of(t) {
+                    Some(l) => Some(l),
+                    None => bail!("object {}: unknown type `{}`", id, t),
+                },
+            };
+            let origin = match globals.get(id) {
+                Some(name) => match prog.object_by_label(&format!("global:{}", name)) {
+                    Some(po) => {
+                        // The code addresses the program's object; its layout wins.
+                        layout = prog.objects[po as usize].layout;
+                        Origin::Program(po)
+                    }
+                    None => bail!("global `{}` is not in the module", name),
+                },
+                None => Origin::Unique(*id),
+            };
+            if g.symbolic_offset.contains(id) {
+                st.symbolic_offsets += 1;
+                layout = None;
+            }
+            if layout.is_none() {
+                st.field_insensitive += 1;
+            }
+            index.insert(*id, a.objects.len() as u32);
+            a.objects.push(AbsObject { origin, label: format!("{}@{}", o.site, id), site: o.site.clone(), kind, layout });
+        }
+        let loc = |a: &AbstractState, t: &Target| -> Result<Option<AbsLoc>> {
+            Ok(match t {
+                Target::Null => None,
+                Target::Function(f) => match prog.function_by_name(f) {
+                    Some(fid) => Some(AbsLoc::Func(fid)),
+                    None => bail!("unknown function `{}`", f),
+                },
+                Target::Object { id, offset } => {
+                    let obj = index[id];
+                    Some(AbsLoc::Field { obj, field: a.field_of(prog, obj, offset.unwrap_or(0)) })
+                }
+            })
+        };
+        for arg in &g.args {
+            let mut v = Vec::new();
+            for t in arg.iter().flatten() {
+                if let Some(l) = loc(&a, t)? {
+                    v.push(l);
+                }
+            }
+            v.sort();
+            v.dedup();
+            a.args.push(v);
+        }
+        for (id, slots) in &g.slots {
+            let obj = index[id];
+            for s in slots {
+                let holder = AbsLoc::Field { obj, field: a.field_of(prog, obj, s.offset) };
+                for t in &s.targets {
+                    if let Some(l) = loc(&a, t)? {
+                        a.edges.insert((holder, l));
+                    }
+                }
+            }
+        }
+        st.abstract_objects = a.objects.len();
+        st.edges = a.edges.len();
+        Ok((a, st))
+    }
+
+    /// AbsFld of byte `off` of abstract object `obj`.
+    pub fn field_of(&self, prog: &Program, obj: u32, off: u64) -> u32 {
+        match self.objects[obj as usize].layout {
+            Some(l) => prog.layouts[l as usize].field_at(off as i64),
+            None => 0,
+        }
+    }
+
+    /// Merge an earlier skipped call's post-state (paper 6.2): its objects and edges join
+    /// this state; an object field-insensitive in either becomes field-insensitive.
+    pub fn merge(&mut self, prog: &Program, post: &PostState) {
+        let mut index: BTreeMap<Origin, u32> =
+            self.objects.iter().enumerate().map(|(i, o)| (o.origin, i as u32)).collect();
+        let mut map = Vec::with_capacity(post.objects.len());
+        let mut collapse = Vec::new();
+        for o in &post.objects {
+            let i = match index.get(&o.origin) {
+                Some(&i) => i,
+                None => {
+                    let i = self.objects.len() as u32;
+                    self.objects.push(o.clone());
+                    index.insert(o.origin, i);
+                    i
+                }
+            };
+            if o.layout.is_none() && self.objects[i as usize].layout.is_some() {
+                collapse.push(i);
+            }
+            map.push(i);
+        }
+        let tr = |l: AbsLoc| match l {
+            AbsLoc::Field { obj, field } => AbsLoc::Field { obj: map[obj as usize], field },
+            f => f,
+        };
+        for &(h, t) in &post.edges {
+            self.edges.insert((tr(h), tr(t)));
+        }
+        for i in collapse {
+            self.collapse(prog, i);
+        }
+    }
+
+    /// Make an object field-insensitive, keeping the state admissible.
+    pub fn collapse(&mut self, _prog: &Program, obj: u32) {
+        if self.objects[obj as usize].layout.is_none() {
+            return;
+        }
+        self.objects[obj as usize].layout = None;
+        let fix = |l: AbsLoc| match l {
+            AbsLoc::Field { obj: o, .. } if o == obj => AbsLoc::Field { obj: o, field: 0 },
+            l => l,
+        };
+        self.edges = self.edges.iter().map(|&(h, t)| (fix(h), fix(t))).collect();
+        for a in &mut self.args {
+            for l in a.iter_mut() {
+                *l = fix(*l);
+            }
+            a.sort();
+            a.dedup();
+        }
+    }
+}
+
+/// What the memory may look like after an analysed call (the solver's final graph over
+/// the objects of the state and the static objects), kept to be merged into the initial
+/// state of a later call on the same path when this call was skipped.
+#[derive(Clone, Debug, Default)]
+pub struct PostState {
+    pub objects: Vec<AbsObject>,
+    pub edges: Vec<(AbsLoc, AbsLoc)>,
+}

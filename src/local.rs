@@ -1,0 +1,165 @@
+//! The past-sensitive analysis of one call: the solver seeded with an initial abstract
+//! state (Abs(s), paper 4.3), run over the functions the callee reaches only. Objects the
+//! callee allocates get the program's static sites. Theorem 4.3: the result
+//! over-approximates every state reachable from s inside the call.
+
+use crate::abstraction::{AbsLoc, AbsObject, AbstractState, Origin, PostState};
+use crate::analysis::Analysis;
+use crate::facts::{ObjId, ObjKind, Object, Program};
+use crate::solver::{Node, Solver};
+use roaring::RoaringBitmap;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Mod/ref of one call, as abstract locations of its initial state or static objects.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallEffects {
+    pub modset: Vec<String>,
+    pub refset: Vec<String>,
+}
+
+/// The result of analysing one call.
+pub struct CallAnalysis<'p> {
+    pub analysis: Analysis<'p>,
+    /// Solver object of each abstract object of the initial state.
+    pub obj_map: Vec<ObjId>,
+}
+
+/// Run the solver from `abs` over what its function reaches.
+pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<'p> {
+    let t = Instant::now();
+    // Globals of the state take their contents from it, not from their initialisers.
+    let from_state: Vec<ObjId> = abs
+        .objects
+        .iter()
+        .filter_map(|o| match o.origin {
+            Origin::Program(p) if o.kind == ObjKind::Global => Some(p),
+            _ => None,
+        })
+        .collect();
+    let mut s = Solver::with_init(prog, |o| !from_state.contains(&o));
+    let mut obj_map = Vec::with_capacity(abs.objects.len());
+    for o in &abs.objects {
+        let id = match o.origin {
+            Origin::Unique(_) => s.add_object(Object {
+                label: o.label.clone(),
+                kind: o.kind,
+                layout: o.layout,
+                // Objects of the state outlive the call: no frame of the callee owns them.
+                owner: None,
+                func: None,
+                readonly: false,
+            }),
+            Origin::Program(p) => {
+                if o.kind == ObjKind::Global {
+                    s.objs[p as usize].label = o.label.clone();
+                }
+                if o.layout.is_none() {
+                    s.collapse(p);
+                }
+                p
+            }
+        };
+        obj_map.push(id);
+    }
+    let node = |s: &Solver, l: AbsLoc| -> Node {
+        match l {
+            AbsLoc::Field { obj, field } => s.field_node(obj_map[obj as usize], field),
+            AbsLoc::Func(f) => s.objs[prog.functions[f as usize].obj as usize].base,
+        }
+    };
+    for &(h, t) in &abs.edges {
+        let (hn, tn) = (node(&s, h), node(&s, t));
+        s.seed(hn, tn);
+    }
+    let func = &prog.functions[abs.function as usize];
+    for (i, targets) in abs.args.iter().enumerate() {
+        let holder = match func.formals.get(i) {
+            Some(Some(v)) => *v,
+            Some(None) => continue,
+            // Variadic arguments live in the callee's `...` object.
+            None => match func.varargs {
+                Some((vobj, _)) => s.objs[vobj as usize].base,
+                None => continue,
+            },
+        };
+        for &l in targets {
+            let n = node(&s, l);
+            s.seed(holder, n);
+        }
+    }
+    let mut analysis = crate::analysis::analyze_from(s, &[abs.function]);
+    analysis.solve_ms = t.elapsed().as_secs_f64() * 1e3;
+    CallAnalysis { analysis, obj_map }
+}
+
+impl<'p> CallAnalysis<'p> {
+    pub fn effects(&self, f: crate::facts::FuncId) -> CallEffects {
+        CallEffects { modset: self.analysis.mod_of(f), refset: self.analysis.ref_of(f) }
+    }
+
+    /// The solver's final memory graph over the state's objects and every program object
+    /// that may now be pointed to, for merging into a later call's state.
+    pub fn post_state(&self, abs: &AbstractState) -> PostState {
+        let s = &self.analysis.solver;
+        let prog = s.prog;
+        let mut objects: Vec<AbsObject> = abs.objects.clone();
+        let mut index: BTreeMap<ObjId, u32> =
+            self.obj_map.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
+        for (i, o) in objects.iter_mut().enumerate() {
+            if s.is_fi(self.obj_map[i]) {
+                o.layout = None;
+            }
+        }
+        let mut abs_of = |o: ObjId, objects: &mut Vec<AbsObject>| -> Option<u32> {
+            if let Some(&i) = index.get(&o) {
+                return Some(i);
+            }
+            let ob = &s.objs[o as usize];
+            if ob.kind == ObjKind::Func || (o as usize) >= prog.objects.len() {
+                // Functions are AbsLoc::Func; solver-made objects (model allocations at
+                // indirect calls) have no stable identity across analyses.
+                return None;
+            }
+            let i = objects.len() as u32;
+            objects.push(AbsObject {
+                origin: Origin::Program(o),
+                label: ob.label.clone(),
+                site: ob.label.clone(),
+                kind: ob.kind,
+                layout: if s.is_fi(o) { None } else { ob.layout },
+            });
+            index.insert(o, i);
+            Some(i)
+        };
+        let mut edges = Vec::new();
+        let to_loc = |s: &Solver, n: Node, objects: &mut Vec<AbsObject>, abs_of: &mut dyn FnMut(ObjId, &mut Vec<AbsObject>) -> Option<u32>| -> Option<AbsLoc> {
+            let o = s.obj_of(n);
+            if let Some(f) = s.objs[o as usize].func {
+                return Some(AbsLoc::Func(f));
+            }
+            let i = abs_of(o, objects)?;
+            Some(AbsLoc::Field { obj: i, field: if s.is_fi(o) { 0 } else { s.field_of(n) } })
+        };
+        for o in 0..s.objs.len() as ObjId {
+            let ob = &s.objs[o as usize];
+            if ob.kind == ObjKind::Func {
+                continue;
+            }
+            let nf = if s.is_fi(o) { 1 } else { ob.nfields };
+            for k in 0..nf {
+                let pts: RoaringBitmap = s.points_to(ob.base + k);
+                if pts.is_empty() {
+                    continue;
+                }
+                let Some(h) = to_loc(s, ob.base + k, &mut objects, &mut abs_of) else { continue };
+                for t in pts.iter() {
+                    if let Some(tl) = to_loc(s, t, &mut objects, &mut abs_of) {
+                        edges.push((h, tl));
+                    }
+                }
+            }
+        }
+        PostState { objects, edges }
+    }
+}

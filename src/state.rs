@@ -1,0 +1,56 @@
+//! The symbolic-state API of the paper (section 3), as the core sees a state.
+//!
+//! A state is a set of memory objects, each with an identity, a static allocation site, a
+//! size and a (possibly unknown) type, and the pointer values stored in their fields. The
+//! paper's `E_s(mo, i)` plus `mayBeTrue_s(e = Base(mo') + i')` become one question:
+//! [`SymbolicState::pointer_slots`] returns, for each field that may hold a pointer, the
+//! locations it may equal (`Targets_s`). Answering it may cost solver queries, so the core
+//! asks only for the objects its projection reaches (section 4.1).
+//!
+//! Implemented by a recorded snapshot ([`crate::snapshot`]) and, in the KLEE plugin, over
+//! `klee::ExecutionState`.
+
+/// The identity of an object in a state (KLEE's `MemoryObject::id`; the snapshot's `id`).
+pub type StateObjId = u64;
+
+/// What a pointer value may equal.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// Byte `offset` of an object; None = somewhere in it (a symbolic offset).
+    Object { id: StateObjId, offset: Option<u64> },
+    /// The address of a function (a function pointer).
+    Function(String),
+    /// The null pointer: points nowhere.
+    Null,
+}
+
+/// One memory object of a state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateObject {
+    pub id: StateObjId,
+    /// Static allocation site, labelled as by `pspa analyze` (`heap:F:LINE`, `global:g`...).
+    pub site: String,
+    pub size: u64,
+    /// The LLVM type of the object (its elements, when it is larger), if known.
+    pub ty: Option<String>,
+}
+
+/// A pointer field of an object: its byte offset and what it may point to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointerSlot {
+    pub offset: u64,
+    pub targets: Vec<Target>,
+}
+
+/// The paper's symbolic-state API, reduced to what the abstraction needs.
+pub trait SymbolicState {
+    /// The function being invoked and, per actual argument, what it may point to
+    /// (None for arguments that carry no pointer).
+    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>);
+    /// The object holding each global variable, by the global's LLVM name.
+    fn globals(&self) -> Vec<(String, StateObjId)>;
+    /// An object of the state, or None for an id the state does not have.
+    fn object(&self, id: StateObjId) -> Option<StateObject>;
+    /// The fields of object `id` that may hold pointers, with their targets.
+    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot>;
+}
