@@ -261,6 +261,13 @@ impl<'m> Front<'m> {
     }
 
     unsafe fn type_name(t: LLVMTypeRef) -> String {
+        // A named struct prints as its whole definition: use its name.
+        if LLVMGetTypeKind(t) == LLVMTypeKind::LLVMStructTypeKind {
+            let n = LLVMGetStructName(t);
+            if !n.is_null() {
+                return CStr::from_ptr(n).to_string_lossy().into_owned();
+            }
+        }
         let s = take_message(LLVMPrintTypeToString(t));
         s.trim_start_matches('%').to_string()
     }

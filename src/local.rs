@@ -116,6 +116,11 @@ impl<'p> CallAnalysis<'p> {
                 return Some(i);
             }
             let ob = &s.objs[o as usize];
+            if ob.kind == ObjKind::Stack {
+                // A static stack object is a local of an activation that began inside the
+                // call: it is dead once the call returns.
+                return None;
+            }
             if ob.kind == ObjKind::Func || (o as usize) >= prog.objects.len() {
                 // Functions are AbsLoc::Func; solver-made objects (model allocations at
                 // indirect calls) have no stable identity across analyses.

@@ -1,0 +1,352 @@
+//! Past-sensitive analysis from snapshots (paper 4.1-4.4, 6.2): precision on the paper's
+//! Figure 1, soundness against concrete runs, the abstraction's corner cases, merging of
+//! skipped calls' post-states.
+
+use pspa::analysis;
+use pspa::facts::Program;
+use pspa::session::{strip_unique, ModRefReport, Session};
+use pspa::snapshot::LoadedSnapshot;
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_snapshots(files: &[PathBuf]) -> Vec<ModRefReport> {
+    let snaps: Vec<LoadedSnapshot> = files.iter().map(|f| LoadedSnapshot::load(f).unwrap()).collect();
+    let mut s = Session::open(&snaps[0].module_path, &Default::default()).unwrap();
+    snaps.iter().map(|x| s.analyze_snapshot(x).unwrap()).collect()
+}
+
+fn ids_in(labels: &[String]) -> BTreeSet<u64> {
+    labels
+        .iter()
+        .filter_map(|l| {
+            let head = l.rsplit_once('.').map(|x| x.0).unwrap_or(l);
+            head.rsplit_once('@').and_then(|(_, id)| id.parse().ok())
+        })
+        .collect()
+}
+
+fn set(v: &[&str]) -> BTreeSet<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Object ids of examples/snapshots/make-fig1.py: t1 = 1 with array 2, even keys k as
+/// elements 100+k and buffers 200+k; t2 = 3 with array 4 and the odd keys.
+fn t1_ids() -> BTreeSet<u64> {
+    let mut s: BTreeSet<u64> = [1, 2].into();
+    for k in (0..20).step_by(2) {
+        s.insert(100 + k);
+        s.insert(200 + k);
+    }
+    s
+}
+fn t2_ids() -> BTreeSet<u64> {
+    let mut s: BTreeSet<u64> = [3, 4].into();
+    for k in (1..20).step_by(2) {
+        s.insert(100 + k);
+        s.insert(200 + k);
+    }
+    s
+}
+
+#[test]
+fn fig1_insert_modifies_nothing_of_t2() {
+    let r = &run_snapshots(&[root().join("examples/snapshots/fig1-insert.json")])[0];
+    // table_insert(t1, 1, "foo"): table_lookup walks t1's bucket; the insert may allocate a
+    // new element (static site 32) and buffer (33), link it into t1's array (@2), and —
+    // the analysis being flow-insensitive — write k, v, next of any element `e` may point
+    // to: t1's elements (@100..@118 even) and the new one; strcpy writes the buffers of
+    // those elements. Nothing of t2 (@3, @4, odd elements and their buffers).
+    let mut want = set(&["heap:table_alloc:14@2.0", "heap:table_insert:32.0", "heap:table_insert:32.1", "heap:table_insert:32.2", "heap:table_insert:33.*"]);
+    for k in (0..20).step_by(2) {
+        for f in 0..3 {
+            want.insert(format!("heap:table_insert:32@{}.{}", 100 + k, f));
+        }
+        want.insert(format!("heap:table_insert:33@{}.*", 200 + k));
+    }
+    let got: BTreeSet<String> = r.modset.iter().cloned().collect();
+    assert_eq!(got, want);
+    assert!(ids_in(&r.modset).is_disjoint(&t2_ids()));
+    assert!(ids_in(&r.refset).is_disjoint(&t2_ids()));
+    // The argument v is "foo" only: the other literals are not read.
+    assert!(r.refset.contains(&"global:.str.2@7.0".to_string()));
+    assert!(!r.refset.iter().any(|l| l.starts_with("global:.str.1@")));
+    // Projection: t2's 22 objects, main's two locals and nothing else are dropped.
+    assert_eq!(r.stats.abstraction.projected_objects, 25);
+    assert_eq!(r.stats.abstraction.state_objects, 49);
+
+    // SPA's mod-set of table_insert: the same static sites cover both tables' arrays and
+    // elements (heap:table_alloc:14 is t1's and t2's array alike).
+    let prog = Program::from_file(&root().join("examples/fig1.c"), &Default::default()).unwrap();
+    let a = analysis::analyze(&prog);
+    let spa_mod = a.mod_of(a.function("table_insert").unwrap());
+    assert_eq!(spa_mod, strip_unique(&r.modset), "stripped PSPA mod equals SPA's here (one site per role)");
+    let spa_ref = a.ref_of(a.function("table_insert").unwrap());
+    let pspa_ref = strip_unique(&r.refset);
+    assert!(pspa_ref.len() < spa_ref.len(), "PSPA ref {pspa_ref:?} vs SPA {spa_ref:?}");
+    // SPA reads every literal ever passed as v and run()'s buffer; PSPA only "foo".
+    assert!(spa_ref.contains(&"stack:run:v.0".to_string()) && !pspa_ref.contains(&"stack:run:v.0".to_string()));
+}
+
+#[test]
+fn fig1_lookup_reads_nothing_of_t1() {
+    let r = &run_snapshots(&[root().join("examples/snapshots/fig1-lookup.json")])[0];
+    // table_lookup(t2, k2) reads t2->n, t2->array (@3.0, @3.1), the buckets (@4.0), and
+    // k and next of t2's elements (odd keys), never v; nothing of t1, including the
+    // element 120 the previous insert added to t1.
+    let mut want = set(&["heap:table_alloc:13@3.0", "heap:table_alloc:13@3.1", "heap:table_alloc:14@4.0"]);
+    for k in (1..20).step_by(2) {
+        want.insert(format!("heap:table_insert:32@{}.0", 100 + k));
+        want.insert(format!("heap:table_insert:32@{}.2", 100 + k));
+    }
+    assert_eq!(r.refset.iter().cloned().collect::<BTreeSet<_>>(), want);
+    assert!(r.modset.is_empty());
+    let mut t1 = t1_ids();
+    t1.extend([120, 220]);
+    assert!(ids_in(&r.refset).is_disjoint(&t1));
+}
+
+#[test]
+fn chopped_path_merges_the_skipped_insert_without_polluting_the_lookup() {
+    let d = root().join("examples/snapshots");
+    let r = run_snapshots(&[d.join("fig1-chopped-1.json"), d.join("fig1-chopped-2.json")]);
+    // The skipped insert's post-state (t1's objects, a static element in t1's array) is
+    // merged into the lookup's state, but nothing links t2 to it: the lookup's ref-set is
+    // the same as without the merge, and the insert's callee locals did not survive.
+    assert_eq!(r[1].stats.merged_post_states, 1);
+    assert!(ids_in(&r[1].refset).is_disjoint(&t1_ids()));
+    assert!(!r[1].refset.iter().any(|l| l.starts_with("heap:table_insert:32.")));
+    assert_eq!(r[1].refset.len(), 23);
+}
+
+/// A snapshot document with the module made absolute, for tests that edit snapshots.
+fn snapshot_json(name: &str) -> Value {
+    let p = root().join("examples/snapshots").join(name);
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+    v["module"] = json!(root().join("examples/fig1.c").display().to_string());
+    v
+}
+
+fn analyze_json(v: &Value) -> anyhow::Result<ModRefReport> {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.json");
+    std::fs::write(&f, serde_json::to_string(v).unwrap()).unwrap();
+    let s = LoadedSnapshot::load(&f)?;
+    let mut sess = Session::open(&s.module_path, &Default::default())?;
+    sess.analyze_snapshot(&s)
+}
+
+fn object_mut<'a>(v: &'a mut Value, id: u64) -> &'a mut Value {
+    v["objects"].as_array_mut().unwrap().iter_mut().find(|o| o["id"] == json!(id)).unwrap()
+}
+
+#[test]
+fn symbolic_offset_makes_the_object_field_insensitive() {
+    // t1's array holds element 100 at a symbolic offset: element 100 becomes (site, *)
+    // and keeps its identity; its siblings stay field-sensitive.
+    let mut v = snapshot_json("fig1-insert.json");
+    object_mut(&mut v, 2)["pointers"][0]["targets"] = json!([{"object": 100, "offset": null}]);
+    let r = analyze_json(&v).unwrap();
+    assert!(r.modset.contains(&"heap:table_insert:32@100.*".to_string()));
+    assert!(!r.modset.iter().any(|l| l.starts_with("heap:table_insert:32@100.") && !l.ends_with(".*")));
+    assert!(r.modset.contains(&"heap:table_insert:32@102.1".to_string()));
+    assert_eq!(r.stats.abstraction.symbolic_offsets, 1);
+}
+
+#[test]
+fn unknown_type_is_field_insensitive_and_null_points_nowhere() {
+    let mut v = snapshot_json("fig1-insert.json");
+    object_mut(&mut v, 1)["type"] = Value::Null; // t1 itself: untyped
+    let r = analyze_json(&v).unwrap();
+    // table_insert never writes t1, but reads it: now as one field-insensitive node.
+    assert!(r.refset.contains(&"heap:table_alloc:13@1.*".to_string()));
+    assert!(!r.refset.contains(&"heap:table_alloc:13@1.0".to_string()));
+    // `next` of every element is null in the snapshot: the only `next` targets a lookup
+    // may follow are elements that the insert itself links in, so nothing beyond t1.
+    assert!(ids_in(&r.modset).is_disjoint(&t2_ids()));
+}
+
+#[test]
+fn squeezed_array_keeps_struct_fields_apart() {
+    // deep.c's items arrays (3 x struct item {name, value}) squeeze to two fields: .0 name,
+    // .1 value. update writes only values (.1), the node's hits (.2) via on_a, the scratch
+    // buffer (untyped: .*), never names or the next/items/cb pointers.
+    let (reports, _) = run_native(&root().join("tests/pspa/deep.c"));
+    let r = &reports[0];
+    for l in &r.modset {
+        assert!(
+            (l.starts_with("heap:make_list:25@") && l.ends_with(".1"))
+                || (l.starts_with("heap:make_list:24@") && l.ends_with(".2"))
+                || (l.starts_with("heap:make_list:28@") && l.ends_with(".*")),
+            "unexpected {l} in {:?}",
+            r.modset
+        );
+    }
+    assert_eq!(r.modset.len(), 9, "3 nodes x (items.value, hits, scratch): {:?}", r.modset);
+}
+
+#[test]
+fn function_pointer_fields_resolve_through_the_snapshot() {
+    // l1's nodes hold on_a (writes n->hits), l2's hold on_b (writes counter_b). SPA merges
+    // both lists' nodes into one site and calls both callbacks for either list.
+    let (reports, _) = run_native(&root().join("tests/pspa/deep.c"));
+    let (r1, r2) = (&reports[0], &reports[1]);
+    assert!(!r1.modset.iter().any(|l| l.starts_with("global:counter_b")));
+    assert!(r2.modset.iter().any(|l| l.starts_with("global:counter_b@")));
+    assert!(!r2.modset.iter().any(|l| l.starts_with("heap:make_list:24@")), "on_b writes no node: {:?}", r2.modset);
+    // Disjoint lists: no object of one call's sets belongs to the other's.
+    assert!(ids_in(&r1.modset).is_disjoint(&ids_in(&r2.modset)));
+    let prog = Program::from_file(&root().join("tests/pspa/deep.c"), &Default::default()).unwrap();
+    let a = analysis::analyze(&prog);
+    let spa = a.mod_of(a.function("update").unwrap());
+    assert!(spa.contains(&"global:counter_b.0".to_string()) && spa.contains(&"heap:make_list:24.2".to_string()));
+    // Uniqueness stripped, each call's mod-set is strictly smaller than SPA's.
+    assert!(strip_unique(&r1.modset).len() < spa.len() && strip_unique(&r2.modset).len() < spa.len());
+}
+
+/// Build a fixture natively with the observation harness, run it (it writes a snapshot
+/// before each OBS_PSPA call and the bytes the call changed), analyse the snapshots.
+/// Returns the reports and the observed `pmod` lines.
+fn run_native(src: &Path) -> (Vec<ModRefReport>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("prog");
+    let out = dir.path().join("obs");
+    let cc = Command::new(pspa::frontend::clang()).args(["-DOBSERVE", "-g", "-O0", "-w"]).arg(src).arg("-o").arg(&bin).output().unwrap();
+    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
+    let run = Command::new(&bin).env("OBS_OUT", &out).env("OBS_MODULE", src).output().unwrap();
+    assert!(run.status.code().is_some());
+    let mut files = Vec::new();
+    for n in 1.. {
+        let f = dir.path().join(format!("obs.{n}.json"));
+        if !f.exists() {
+            break;
+        }
+        files.push(f);
+    }
+    assert!(!files.is_empty(), "no snapshot written");
+    let reports = run_snapshots(&files);
+    let obs = std::fs::read_to_string(&out).unwrap_or_default().lines().map(String::from).collect();
+    (reports, obs)
+}
+
+/// Theorem 4.3 on concrete runs: every byte a call really writes, in an object that
+/// existed at the call, is covered by the call's PSPA mod-set.
+fn check_soundness(src: &str, min_writes: usize) {
+    let path = root().join("tests/pspa").join(src);
+    let (reports, obs) = run_native(&path);
+    let mut checked = 0;
+    let mut misses = Vec::new();
+    for line in &obs {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let ["pmod", n, f, obj, _off] = w.as_slice() else { continue };
+        let r = &reports[n.parse::<usize>().unwrap() - 1];
+        assert_eq!(&r.function, f);
+        // The field of the byte is decided by the snapshot's type; accept any field of the
+        // object only if the object is field-insensitive in the result.
+        let covered = r.modset.iter().any(|l| l.rsplit_once('.').is_some_and(|(h, _)| h == *obj));
+        if !covered {
+            misses.push(line.clone());
+        }
+        checked += 1;
+    }
+    assert!(checked >= min_writes, "{src}: only {checked} observed writes");
+    assert!(misses.is_empty(), "{src}: writes outside the PSPA mod-set: {misses:?}");
+}
+
+#[test]
+fn sound_on_concrete_runs_fig1() {
+    // table_insert(t1, 3, "foo") allocates (new objects are not checked: they did not
+    // exist at the call) and links the element into t1's empty bucket 3: a heap address
+    // replaces NULL there, which changes its nonzero bytes (at least 2 in any address of
+    // a 64-bit heap). The same for table_insert(t2, 25, "bar") in t2's bucket 5.
+    check_soundness("fig1.c", 4);
+}
+
+#[test]
+fn sound_on_concrete_runs_deep() {
+    check_soundness("deep.c", 20);
+}
+
+#[test]
+fn sound_field_by_field_on_deep() {
+    // Stronger: map each written byte to its abstract field through the snapshot's type.
+    let path = root().join("tests/pspa/deep.c");
+    let (reports, obs) = run_native(&path);
+    let prog = Program::from_file(&path, &Default::default()).unwrap();
+    let layout = |name: &str| prog.layouts.iter().find(|l| l.name == name).cloned();
+    let (node, item) = (layout("struct.node").unwrap(), layout("struct.item").unwrap());
+    let mut n = 0;
+    for line in &obs {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let ["pmod", k, _, obj, off] = w.as_slice() else { continue };
+        let r = &reports[k.parse::<usize>().unwrap() - 1];
+        let off: i64 = off.parse().unwrap();
+        let want = if obj.starts_with("heap:make_list:24@") {
+            format!("{}.{}", obj, node.field_at(off))
+        } else if obj.starts_with("heap:make_list:25@") {
+            format!("{}.{}", obj, item.field_at(off))
+        } else if obj.starts_with("global:counter_b@") {
+            format!("{}.0", obj) // an int: one field
+        } else {
+            format!("{}.*", obj) // the untyped scratch buffers
+        };
+        assert!(r.modset.contains(&want), "{line}: {want} not in {:?}", r.modset);
+        n += 1;
+    }
+    assert!(n >= 20);
+}
+
+#[test]
+fn bad_snapshots_are_clear_errors() {
+    let bin = env!("CARGO_BIN_EXE_pspa");
+    let dir = tempfile::tempdir().unwrap();
+    let good = snapshot_json("fig1-insert.json");
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("schema", { let mut v = good.clone(); v["schema"] = json!("pspa.snapshot/9"); v }, "unsupported schema"),
+        ("dangling", { let mut v = good.clone(); object_mut(&mut v, 1)["pointers"][0]["targets"] = json!([{"object": 999, "offset": 0}]); v }, "dangling object id 999"),
+        ("function", { let mut v = good.clone(); v["call"]["function"] = json!("no_such_fn"); v }, "unknown function `no_such_fn`"),
+        ("type", { let mut v = good.clone(); object_mut(&mut v, 1)["type"] = json!("struct.nope"); v }, "unknown type `struct.nope`"),
+        ("module", { let mut v = good.clone(); v["module"] = json!("/nonexistent/prog.bc"); v }, "not found"),
+        ("offset", { let mut v = good.clone(); object_mut(&mut v, 1)["pointers"][0]["offset"] = json!(64); v }, "outside the object"),
+    ];
+    for (name, v, msg) in cases {
+        let f = dir.path().join(format!("{name}.json"));
+        std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
+        let out = Command::new(bin).args(["modref", "--snapshot"]).arg(&f).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(&f.display().to_string()) && err.contains(msg), "{name}: {err}");
+    }
+    let f = dir.path().join("text.json");
+    std::fs::write(&f, "not json").unwrap();
+    let out = Command::new(bin).args(["modref", "--snapshot"]).arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
+}
+
+#[test]
+fn cli_json_shape_and_strip_unique() {
+    let bin = env!("CARGO_BIN_EXE_pspa");
+    let d = root().join("examples/snapshots");
+    let out = Command::new(bin)
+        .args(["modref", "--json", "--strip-unique", "--snapshot"])
+        .arg(d.join("fig1-insert.json"))
+        .arg("--snapshot")
+        .arg(d.join("fig1-lookup.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let a = v.as_array().expect("an array for two snapshots");
+    assert_eq!(a[0]["schema"], "pspa.modref/1");
+    assert_eq!(a[0]["function"], "table_insert");
+    assert_eq!(a[0]["mod"].as_array().unwrap().len(), 5);
+    assert!(a[0]["mod"].as_array().unwrap().iter().all(|l| !l.as_str().unwrap().contains('@')));
+    assert_eq!(a[1]["function"], "table_lookup");
+    assert!(a[1]["stats"]["solve_ms"].is_number());
+}
