@@ -131,3 +131,33 @@ fn unknown_offset_collapses_the_object_and_keeps_it_admissible() {
     assert_eq!(labels(&s, r), vec!["global:x.*"]);
     assert_eq!(s.stats.collapsed_objects, 1);
 }
+
+#[test]
+fn constant_memory_is_never_written() {
+    // p may point to a string literal (read-only) or to a buffer; `*p = q` can only have
+    // written the buffer: a store into constant memory faults, so no execution that goes
+    // on carries q in the literal. Without this, one imprecise `char *` made every
+    // literal of SQLite a hub.
+    let mut p = Program::default();
+    let lit = p.add_object(Object { label: "global:.str".into(), kind: ObjKind::Global, layout: None, owner: None, func: None, readonly: true });
+    let buf = obj(&mut p, "heap:main:5", None);
+    let x = obj(&mut p, "global:x", None);
+    let (ptr, q, r) = (p.new_var(), p.new_var(), p.new_var());
+    let f = func(
+        &mut p,
+        "f",
+        vec![
+            Constraint::AddrOf { dst: ptr, obj: lit, offset: 0 },
+            Constraint::AddrOf { dst: ptr, obj: buf, offset: 0 },
+            Constraint::AddrOf { dst: q, obj: x, offset: 0 },
+            Constraint::Store { ptr, src: q, size: 8 },
+            Constraint::MemCopy { dst: ptr, src: ptr, size: None },
+            Constraint::Load { dst: r, ptr, size: 8 },
+        ],
+    );
+    let mut s = Solver::new(&p);
+    s.solve(&[f]);
+    assert!(labels(&s, s.loc(lit, 0)).is_empty());
+    assert_eq!(labels(&s, s.loc(buf, 0)), vec!["global:x.*"]);
+    assert_eq!(labels(&s, r), vec!["global:x.*"]);
+}
