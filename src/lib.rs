@@ -18,3 +18,4 @@ pub mod session;
 pub mod snapshot;
 pub mod solver;
 pub mod state;
+pub mod summaries;

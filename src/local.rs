@@ -11,11 +11,42 @@ use roaring::RoaringBitmap;
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-/// Mod/ref of one call, as abstract locations of its initial state or static objects.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct CallEffects {
-    pub modset: Vec<String>,
-    pub refset: Vec<String>,
+/// A location in a call's result, relative to its initial abstract state so that a cached
+/// result can be translated to an isomorphic state (paper 4.5).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ResLoc {
+    /// Field of abstract object `obj` of the initial state; None: field-insensitive.
+    Abs { obj: u32, field: Option<u32> },
+    /// A location of a program object the state does not have (a static site), labelled.
+    Static(String),
+}
+
+/// Mod/ref of one call and what memory may look like after it.
+#[derive(Clone, Debug, Default)]
+pub struct CallResult {
+    pub modset: Vec<ResLoc>,
+    pub refset: Vec<ResLoc>,
+    /// Empty unless asked for (only skipped calls need it).
+    pub post: PostState,
+    pub has_post: bool,
+    pub live_functions: usize,
+}
+
+impl CallResult {
+    /// Labels of result locations in state `abs` (sorted, as `pspa analyze` prints them).
+    pub fn labels(abs: &AbstractState, locs: &[ResLoc]) -> Vec<String> {
+        let mut v: Vec<String> = locs
+            .iter()
+            .map(|l| match l {
+                ResLoc::Abs { obj, field: Some(f) } => format!("{}.{}", abs.objects[*obj as usize].label, f),
+                ResLoc::Abs { obj, field: None } => format!("{}.*", abs.objects[*obj as usize].label),
+                ResLoc::Static(s) => s.clone(),
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
 }
 
 /// The result of analysing one call.
@@ -94,8 +125,34 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<
 }
 
 impl<'p> CallAnalysis<'p> {
-    pub fn effects(&self, f: crate::facts::FuncId) -> CallEffects {
-        CallEffects { modset: self.analysis.mod_of(f), refset: self.analysis.ref_of(f) }
+    /// The call's result relative to its initial state (with the post-state if asked).
+    pub fn result(&self, abs: &AbstractState, with_post: bool) -> CallResult {
+        let s = &self.analysis.solver;
+        let inv: BTreeMap<ObjId, u32> = self.obj_map.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
+        let conv = |set: &RoaringBitmap| -> Vec<ResLoc> {
+            let mut v: Vec<ResLoc> = set
+                .iter()
+                .map(|n| {
+                    let o = s.obj_of(n);
+                    let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
+                    match inv.get(&o) {
+                        Some(&i) => ResLoc::Abs { obj: i, field },
+                        None => ResLoc::Static(self.analysis.label(n)),
+                    }
+                })
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        let f = abs.function as usize;
+        CallResult {
+            modset: conv(&self.analysis.modref.modset[f]),
+            refset: conv(&self.analysis.modref.refset[f]),
+            post: if with_post { self.post_state(abs) } else { PostState::default() },
+            has_post: with_post,
+            live_functions: s.stats.live_functions,
+        }
     }
 
     /// The solver's final memory graph over the state's objects and every program object

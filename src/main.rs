@@ -52,6 +52,15 @@ enum Cmd {
         /// Treat calls to NAME as heap allocation sites, like malloc (repeatable).
         #[arg(long = "allocator", value_name = "NAME")]
         allocators: Vec<String>,
+        /// Analyse every call, even when an isomorphic state was analysed before.
+        #[arg(long)]
+        no_reuse: bool,
+        /// Print the reuse statistics (to stderr in text mode; a `reuse` object in JSON).
+        #[arg(long)]
+        stats: bool,
+        /// Bound of the summary cache, per function (least recently used entries go).
+        #[arg(long, value_name = "N", default_value_t = session::DEFAULT_ENTRIES_PER_FUNCTION)]
+        cache_entries: usize,
     },
 }
 
@@ -84,7 +93,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             write_stdout(&text)?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Modref { snapshots, json, strip_unique, allocators } => {
+        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, stats, cache_entries } => {
             let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
             let opts = FrontOptions { allocators };
             // One session per module: snapshots of different programs do not share anything.
@@ -96,7 +105,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     if !key.exists() {
                         anyhow::bail!("{}: module {} not found", s.name(), key.display());
                     }
-                    let sess = Session::open(&key, &opts).map_err(|e| anyhow::anyhow!("{}: {:#}", s.name(), e))?;
+                    let mut sess = Session::open(&key, &opts).map_err(|e| anyhow::anyhow!("{}: {:#}", s.name(), e))?;
+                    sess.reuse = !no_reuse;
+                    sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);
                 }
                 let mut r = sessions.get_mut(&key).unwrap().analyze_snapshot(s)?;
@@ -106,15 +117,36 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 reports.push(r);
             }
+            // Reuse counters summed over sessions (one per module).
+            let mut reuse = pspa::summaries::ReuseStats::default();
+            for s in sessions.values() {
+                let r = s.reuse_stats();
+                reuse.invocations += r.invocations;
+                reuse.analyses += r.analyses;
+                reuse.reuse_hits += r.reuse_hits;
+                reuse.check_ms += r.check_ms;
+                reuse.solve_ms += r.solve_ms;
+                reuse.entries += r.entries;
+                reuse.evictions += r.evictions;
+                reuse.entries_per_function = r.entries_per_function;
+            }
+            reuse.reuse_ratio = reuse.reuse_hits as f64 / reuse.invocations.max(1) as f64;
             let text = if json {
-                if reports.len() == 1 {
-                    serde_json::to_string_pretty(&reports[0])? + "\n"
-                } else {
-                    serde_json::to_string_pretty(&reports)? + "\n"
+                let mut v = if reports.len() == 1 { serde_json::to_value(&reports[0])? } else { serde_json::to_value(&reports)? };
+                if stats {
+                    v = serde_json::json!({"calls": v, "reuse": reuse});
                 }
+                serde_json::to_string_pretty(&v)? + "\n"
             } else {
                 modref_text(&reports)
             };
+            if stats && !json {
+                eprintln!(
+                    "pspa: {} calls, {} analysed, {} reused ({:.2}%), {:.3} ms checking, {:.3} ms solving, {} cache entries, {} evicted",
+                    reuse.invocations, reuse.analyses, reuse.reuse_hits, 100.0 * reuse.reuse_ratio, reuse.check_ms,
+                    reuse.solve_ms, reuse.entries, reuse.evictions
+                );
+            }
             write_stdout(&text)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -125,7 +157,7 @@ fn modref_text(reports: &[session::ModRefReport]) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     for r in reports {
-        let _ = writeln!(o, "{}: call of {}", r.snapshot, r.function);
+        let _ = writeln!(o, "{}: call of {}{}", r.snapshot, r.function, if r.stats.reused { " (summary reused)" } else { "" });
         let _ = writeln!(o, "  mod ({}): {}", r.modset.len(), r.modset.join(" "));
         let _ = writeln!(o, "  ref ({}): {}", r.refset.len(), r.refset.join(" "));
         let st = &r.stats;

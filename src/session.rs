@@ -8,7 +8,8 @@
 use crate::abstraction::{AbsStats, AbstractState, PostState};
 use crate::facts::{LayoutId, Program};
 use crate::frontend::{self, FrontOptions, Module};
-use crate::local;
+use crate::local::{self, CallResult};
+use crate::summaries::{ReuseStats, SummaryCache};
 use crate::memory_graph::MemoryGraph;
 use crate::snapshot::LoadedSnapshot;
 use crate::state::SymbolicState;
@@ -38,6 +39,8 @@ pub struct CallStats {
     /// Post-states of earlier skipped calls merged into this state.
     pub merged_post_states: usize,
     pub live_functions: usize,
+    /// The result was translated from a cached isomorphic state (paper 4.5).
+    pub reused: bool,
     pub solve_ms: f64,
     pub total_ms: f64,
 }
@@ -48,7 +51,14 @@ pub struct Session {
     type_layouts: HashMap<String, Option<LayoutId>>,
     /// Post-states of skipped calls, per execution path.
     paths: HashMap<String, Vec<PostState>>,
+    /// Summaries for reuse, and the counters of every call.
+    pub cache: SummaryCache,
+    /// Off: every call is analysed (`--no-reuse`).
+    pub reuse: bool,
 }
+
+/// Default bound of the summary cache, per function (least recently used entries go).
+pub const DEFAULT_ENTRIES_PER_FUNCTION: usize = 64;
 
 /// Remove the `@ID` of unique sites from labels and de-duplicate (how the paper compares
 /// sizes with SPA, Table 1).
@@ -70,10 +80,56 @@ pub fn strip_unique(labels: &[String]) -> Vec<String> {
 }
 
 impl Session {
+    /// Reuse a cached summary of an isomorphic state, or solve and cache.
+    fn solve_or_reuse(&mut self, abs: &AbstractState, need_post: bool) -> (CallResult, bool, f64) {
+        self.cache.stats.invocations += 1;
+        let mut canon = None;
+        if self.reuse {
+            let t = Instant::now();
+            let c = self.cache.canonicalize(abs);
+            let hit = self.cache.lookup(abs, &c, need_post);
+            self.cache.stats.check_ms += t.elapsed().as_secs_f64() * 1e3;
+            if let Some(hit) = hit {
+                self.cache.stats.reuse_hits += 1;
+                self.update_ratio();
+                return (hit, true, 0.0);
+            }
+            canon = Some(c);
+        }
+        let t = Instant::now();
+        let ca = local::analyze_call(&self.prog, abs);
+        let result = ca.result(abs, need_post);
+        let solve_ms = t.elapsed().as_secs_f64() * 1e3;
+        self.cache.stats.analyses += 1;
+        self.cache.stats.solve_ms += solve_ms;
+        self.update_ratio();
+        if let Some(c) = canon {
+            self.cache.insert(abs.function, c, result.clone());
+        }
+        (result, false, solve_ms)
+    }
+
+    fn update_ratio(&mut self) {
+        let st = &mut self.cache.stats;
+        st.reuse_ratio = st.reuse_hits as f64 / st.invocations.max(1) as f64;
+    }
+
+    /// Reuse statistics.
+    pub fn reuse_stats(&self) -> ReuseStats {
+        self.cache.stats.clone()
+    }
+
     pub fn open(module: &Path, opts: &FrontOptions) -> Result<Session> {
         let m = frontend::load(module)?;
         let prog = frontend::extract(&m, opts).map_err(|e| anyhow!("{}: {}", module.display(), e))?;
-        Ok(Session { prog, module: m, type_layouts: HashMap::new(), paths: HashMap::new() })
+        Ok(Session {
+            prog,
+            module: m,
+            type_layouts: HashMap::new(),
+            paths: HashMap::new(),
+            cache: SummaryCache::new(DEFAULT_ENTRIES_PER_FUNCTION),
+            reuse: true,
+        })
     }
 
     fn layout_for(&mut self, name: &str) -> Option<LayoutId> {
@@ -120,26 +176,27 @@ impl Session {
                 merged += 1;
             }
         }
-        let f = abs.function;
-        let ca = local::analyze_call(&self.prog, &abs);
-        let eff = ca.effects(f);
+        let need_post = path.is_some() && skipped;
+        let (result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post);
         let stats = CallStats {
             abstraction: abs_stats,
             merged_post_states: merged,
-            live_functions: ca.analysis.solver.stats.live_functions,
-            solve_ms: ca.analysis.solve_ms,
+            live_functions: result.live_functions,
+            reused,
+            solve_ms,
             total_ms: t.elapsed().as_secs_f64() * 1e3,
         };
-        if let (Some(p), true) = (path, skipped) {
-            let post = ca.post_state(&abs);
-            self.paths.entry(p.to_string()).or_default().push(post);
+        let modset = CallResult::labels(&abs, &result.modset);
+        let refset = CallResult::labels(&abs, &result.refset);
+        if let (Some(p), true) = (path, need_post) {
+            self.paths.entry(p.to_string()).or_default().push(result.post);
         }
         Ok(ModRefReport {
             schema: "pspa.modref/1",
             snapshot: String::new(),
             function: g.function.clone(),
-            modset: eff.modset,
-            refset: eff.refset,
+            modset,
+            refset,
             stats,
         })
     }

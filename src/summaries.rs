@@ -1,0 +1,307 @@
+//! Reuse of call summaries by state isomorphism (paper 4.5).
+//!
+//! A cache entry keeps a call's initial abstract state and its result, relative to that
+//! state. A new state of the same function reuses an entry when the two are isomorphic:
+//! a one-to-one map between their abstract objects that preserves sites (unique sites only
+//! to unique sites of the same static site; program objects only to themselves), field
+//! layouts (field-insensitive only to field-insensitive), the roots (each argument, each
+//! global) and every points-to edge. The cached result is then translated through the map.
+//!
+//! The check computes a *canonical form* of each state, independent of object ids and of
+//! the order objects come in: colours from a few rounds of Weisfeiler-Lehman refinement
+//! over sites, layouts, roots and edges, then a breadth-first numbering from the roots in
+//! colour order. Two states with equal forms are isomorphic, and the numbering is the map;
+//! it is a bijection by construction (unlike the authors' tool, which zipped points-to sets
+//! in id order and never checked injectivity). The converse may fail when colours tie on
+//! objects that are not interchangeable: that costs a miss, never a wrong reuse. A hash of
+//! the form finds candidates; the forms themselves are compared before reuse.
+
+use crate::abstraction::{AbsLoc, AbstractState, Origin, PostState};
+use crate::facts::{FuncId, LayoutId, ObjId};
+use crate::local::{CallResult, ResLoc};
+use rustc_hash::{FxHashMap, FxHasher};
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
+
+/// A location in canonical numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum CLoc {
+    Field { obj: u32, field: u32 },
+    Func(FuncId),
+}
+
+/// What must be equal for two objects to match, ids left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct ObjDesc {
+    kind: u8,
+    /// Interned static site.
+    site: u32,
+    /// None: field-insensitive.
+    layout: Option<LayoutId>,
+    /// Program objects (globals, static sites) match only themselves.
+    program: Option<ObjId>,
+}
+
+/// The id-free form of a state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Form {
+    function: FuncId,
+    objects: Vec<ObjDesc>,
+    args: Vec<Vec<CLoc>>,
+    edges: Vec<(CLoc, CLoc)>,
+}
+
+/// A canonicalised state: its form, and canonical index -> abstract object index.
+pub struct Canon {
+    hash: u64,
+    form: Form,
+    order: Vec<u32>,
+}
+
+fn hash_of<T: Hash>(t: &T) -> u64 {
+    let mut h = FxHasher::default();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// Interns static sites so that forms compare integers, not strings.
+#[derive(Default)]
+pub struct Interner(FxHashMap<String, u32>);
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.0.get(s) {
+            return i;
+        }
+        let i = self.0.len() as u32;
+        self.0.insert(s.to_string(), i);
+        i
+    }
+}
+
+/// Rounds of colour refinement: enough to tell apart list cells by what follows them a
+/// few steps ahead; ties beyond that are resolved by input order (a possible miss).
+const WL_ROUNDS: usize = 3;
+
+pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
+    let n = abs.objects.len();
+    let desc: Vec<ObjDesc> = abs
+        .objects
+        .iter()
+        .map(|o| ObjDesc {
+            kind: o.kind as u8,
+            site: sites.id(&o.site),
+            layout: o.layout,
+            program: match o.origin {
+                Origin::Program(p) => Some(p),
+                Origin::Unique(_) => None,
+            },
+        })
+        .collect();
+    // Outgoing edges per object: (holder field, target).
+    let mut out: Vec<Vec<(u32, AbsLoc)>> = vec![Vec::new(); n];
+    for &(h, t) in &abs.edges {
+        if let AbsLoc::Field { obj, field } = h {
+            out[obj as usize].push((field, t));
+        }
+    }
+    // Initial colours: description plus the roots an object is reached from directly.
+    let mut color: Vec<u64> = desc.iter().map(hash_of).collect();
+    for (i, targets) in abs.args.iter().enumerate() {
+        for t in targets {
+            if let AbsLoc::Field { obj, field } = t {
+                color[*obj as usize] = hash_of(&(color[*obj as usize], 1u8, i, *field));
+            }
+        }
+    }
+    let mut sig: Vec<(u32, u32, u64)> = Vec::new();
+    for _ in 0..WL_ROUNDS {
+        let mut next = Vec::with_capacity(n);
+        for o in 0..n {
+            sig.clear();
+            for &(hf, t) in &out[o] {
+                sig.push(match t {
+                    AbsLoc::Field { obj, field } => (hf, field, color[obj as usize]),
+                    AbsLoc::Func(f) => (hf, u32::MAX, f as u64),
+                });
+            }
+            sig.sort_unstable();
+            next.push(hash_of(&(color[o], &sig)));
+        }
+        color = next;
+    }
+    // Breadth-first numbering from the roots, in colour order.
+    let mut num = vec![u32::MAX; n];
+    let mut order: Vec<u32> = Vec::with_capacity(n);
+    let mut queue: VecDeque<u32> = VecDeque::new();
+    let visit = |o: u32, num: &mut Vec<u32>, order: &mut Vec<u32>, queue: &mut VecDeque<u32>| {
+        if num[o as usize] == u32::MAX {
+            num[o as usize] = order.len() as u32;
+            order.push(o);
+            queue.push_back(o);
+        }
+    };
+    let mut starts: Vec<(u32, u64, u32)> = Vec::new();
+    for targets in &abs.args {
+        starts.clear();
+        for t in targets {
+            if let AbsLoc::Field { obj, field } = t {
+                starts.push((*field, color[*obj as usize], *obj));
+            }
+        }
+        starts.sort_by_key(|&(f, c, _)| (f, c));
+        for &(_, _, o) in &starts {
+            visit(o, &mut num, &mut order, &mut queue);
+        }
+    }
+    let mut rest: Vec<u32> = (0..n as u32).collect();
+    rest.sort_by_key(|&o| (desc[o as usize].program.is_none(), desc[o as usize].program, color[o as usize]));
+    let mut ri = 0;
+    let mut succ: Vec<(u32, u32, u64, u32)> = Vec::new();
+    loop {
+        while let Some(o) = queue.pop_front() {
+            succ.clear();
+            for &(hf, t) in &out[o as usize] {
+                if let AbsLoc::Field { obj, field } = t {
+                    succ.push((hf, field, color[obj as usize], obj));
+                }
+            }
+            succ.sort_by_key(|&(hf, f, c, _)| (hf, f, c));
+            for &(_, _, _, t) in &succ {
+                visit(t, &mut num, &mut order, &mut queue);
+            }
+        }
+        // Objects not reached from the arguments: program objects first (fixed identity),
+        // then the rest by colour.
+        while ri < n && num[rest[ri] as usize] != u32::MAX {
+            ri += 1;
+        }
+        if ri == n {
+            break;
+        }
+        visit(rest[ri], &mut num, &mut order, &mut queue);
+    }
+    let cl = |l: &AbsLoc| match *l {
+        AbsLoc::Field { obj, field } => CLoc::Field { obj: num[obj as usize], field },
+        AbsLoc::Func(f) => CLoc::Func(f),
+    };
+    let mut edges: Vec<(CLoc, CLoc)> = abs.edges.iter().map(|(h, t)| (cl(h), cl(t))).collect();
+    edges.sort_unstable();
+    let args = abs
+        .args
+        .iter()
+        .map(|ts| {
+            let mut v: Vec<CLoc> = ts.iter().map(cl).collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    let form = Form { function: abs.function, objects: order.iter().map(|&o| desc[o as usize]).collect(), args, edges };
+    Canon { hash: hash_of(&form), form, order }
+}
+
+struct Entry {
+    canon: Canon,
+    result: CallResult,
+}
+
+/// Reuse counters, printed by `pspa modref --stats` and exposed to the KLEE plugin.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ReuseStats {
+    pub invocations: u64,
+    pub analyses: u64,
+    pub reuse_hits: u64,
+    pub reuse_ratio: f64,
+    /// Time canonicalising states and looking up the cache.
+    pub check_ms: f64,
+    /// Time in the solver (misses).
+    pub solve_ms: f64,
+    pub entries: usize,
+    pub evictions: u64,
+    pub entries_per_function: usize,
+}
+
+/// The summary cache: per function, at most `cap` entries, least recently used evicted.
+pub struct SummaryCache {
+    per_function: FxHashMap<FuncId, VecDeque<Entry>>,
+    sites: Interner,
+    cap: usize,
+    pub stats: ReuseStats,
+}
+
+/// The object map of a hit: cached abstract object -> new abstract object.
+pub struct Hit {
+    pub map: Vec<u32>,
+}
+
+impl SummaryCache {
+    pub fn new(entries_per_function: usize) -> SummaryCache {
+        SummaryCache {
+            per_function: FxHashMap::default(),
+            sites: Interner::default(),
+            cap: entries_per_function.max(1),
+            stats: ReuseStats { entries_per_function: entries_per_function.max(1), ..Default::default() },
+        }
+    }
+
+    pub fn canonicalize(&mut self, abs: &AbstractState) -> Canon {
+        canonicalize(abs, &mut self.sites)
+    }
+
+    /// Find a cached result for a state (`need_post`: the caller needs the post-state)
+    /// and translate it; None on a miss.
+    pub fn lookup(&mut self, abs: &AbstractState, canon: &Canon, need_post: bool) -> Option<CallResult> {
+        let entries = self.per_function.get_mut(&abs.function)?;
+        let pos = entries
+            .iter()
+            .position(|e| e.canon.hash == canon.hash && e.canon.form == canon.form && (e.result.has_post || !need_post))?;
+        let e = entries.remove(pos).unwrap();
+        // cached abstract object (via its canonical index) -> new abstract object
+        let mut map = vec![0u32; e.canon.order.len()];
+        for (ci, &o1) in e.canon.order.iter().enumerate() {
+            map[o1 as usize] = canon.order[ci];
+        }
+        let r = translate(&e.result, &map, abs);
+        entries.push_front(e);
+        Some(r)
+    }
+
+    pub fn insert(&mut self, function: FuncId, canon: Canon, result: CallResult) {
+        let cap = self.cap;
+        let entries = self.per_function.entry(function).or_default();
+        entries.push_front(Entry { canon, result });
+        if entries.len() > cap {
+            entries.pop_back();
+            self.stats.evictions += 1;
+        }
+        self.stats.entries = self.per_function.values().map(|v| v.len()).sum();
+    }
+}
+
+fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
+    let tl = |l: &ResLoc| match l {
+        ResLoc::Abs { obj, field } => ResLoc::Abs { obj: map[*obj as usize], field: *field },
+        s => s.clone(),
+    };
+    let mut modset: Vec<ResLoc> = r.modset.iter().map(tl).collect();
+    let mut refset: Vec<ResLoc> = r.refset.iter().map(tl).collect();
+    modset.sort();
+    refset.sort();
+    let mut post = PostState::default();
+    if r.has_post {
+        let n = map.len();
+        // The state's own objects in the new order, with the layouts the call left them.
+        post.objects = abs.objects.clone();
+        for (o1, &o2) in map.iter().enumerate() {
+            post.objects[o2 as usize].layout = r.post.objects[o1].layout;
+        }
+        post.objects.extend(r.post.objects[n..].iter().cloned());
+        let tp = |l: AbsLoc| match l {
+            AbsLoc::Field { obj, field } if (obj as usize) < n => AbsLoc::Field { obj: map[obj as usize], field },
+            l => l,
+        };
+        post.edges = r.post.edges.iter().map(|&(h, t)| (tp(h), tp(t))).collect();
+    }
+    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions }
+}

@@ -1,0 +1,268 @@
+//! Reuse of summaries by isomorphism (paper 4.5): a reused result must be exactly what a
+//! fresh analysis computes, isomorphic states must be recognised whatever their ids and
+//! object order, and no reuse may be taken between states that are not isomorphic.
+
+use proptest::prelude::*;
+use pspa::session::{ModRefReport, Session};
+use pspa::snapshot::{LoadedSnapshot, Snapshot};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fig1() -> PathBuf {
+    root().join("examples/fig1.c")
+}
+
+fn session() -> Session {
+    Session::open(&fig1(), &Default::default()).unwrap()
+}
+
+fn load(v: &Value) -> LoadedSnapshot {
+    let snap: Snapshot = serde_json::from_value(v.clone()).unwrap();
+    LoadedSnapshot::new(PathBuf::from("generated.json"), snap, fig1()).unwrap()
+}
+
+fn analyze(s: &mut Session, v: &Value) -> ModRefReport {
+    s.analyze_snapshot(&load(v)).unwrap()
+}
+
+/// What a fresh analysis (no cache) says about a state.
+fn fresh(v: &Value) -> ModRefReport {
+    let mut s = session();
+    s.reuse = false;
+    analyze(&mut s, v)
+}
+
+/// A Figure 1 state at `table_insert(t1, k, "foo")`: t1 and t2 with the given elements.
+/// Each element is (table 1 or 2, bucket 0..19, typed); elements of one bucket are chained
+/// in order. Ids are `id_of` of the fixed ids of make-fig1.py; `shuffle` reorders objects.
+fn fig1_state(elems: &[(u8, u8, bool)], id_of: &dyn Fn(u64) -> u64, shuffle: &[usize]) -> Value {
+    let mut objs: Vec<Value> = Vec::new();
+    let mut buckets: [Vec<Vec<u64>>; 2] = [vec![Vec::new(); 20], vec![Vec::new(); 20]];
+    for (i, &(table, bucket, _)) in elems.iter().enumerate() {
+        buckets[(table - 1) as usize][bucket as usize].push(100 + i as u64);
+    }
+    for (i, &(_, _, typed)) in elems.iter().enumerate() {
+        let e = 100 + i as u64;
+        // The next element in the same bucket's chain, if any.
+        let chain = buckets.iter().flatten().find(|c| c.contains(&e)).unwrap();
+        let pos = chain.iter().position(|&x| x == e).unwrap();
+        let next = match chain.get(pos + 1) {
+            Some(&n) => json!([{"object": id_of(n), "offset": 0}]),
+            None => json!([{"null": true}]),
+        };
+        objs.push(json!({"id": id_of(e), "site": "heap:table_insert:32", "size": 24,
+            "type": if typed { json!("struct.elem_t") } else { Value::Null },
+            "pointers": [{"offset": 8, "targets": [{"object": id_of(e + 100), "offset": 0}]}, {"offset": 16, "targets": next}]}));
+        objs.push(json!({"id": id_of(e + 100), "site": "heap:table_insert:33", "size": 10, "type": null, "pointers": []}));
+    }
+    for (t, (table, array)) in [(1u64, 2u64), (3, 4)].iter().enumerate() {
+        objs.push(json!({"id": id_of(*table), "site": "heap:table_alloc:13", "size": 16, "type": "struct.table_t",
+            "pointers": [{"offset": 8, "targets": [{"object": id_of(*array), "offset": 0}]}]}));
+        let ptrs: Vec<Value> = buckets[t]
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(b, c)| json!({"offset": 8 * b, "targets": [{"object": id_of(c[0]), "offset": 0}]}))
+            .collect();
+        objs.push(json!({"id": id_of(*array), "site": "heap:table_alloc:14", "size": 160, "type": "%struct.elem_t*", "pointers": ptrs}));
+    }
+    for (i, (g, size)) in [(".str", 7), (".str.1", 4), (".str.2", 4)].iter().enumerate() {
+        objs.push(json!({"id": id_of(5 + i as u64), "site": format!("global:{g}"), "size": size, "type": format!("[{size} x i8]"), "pointers": []}));
+    }
+    // Reorder: object i goes to position key (shuffle[i mod len], i): a permutation.
+    let mut keyed: Vec<((usize, usize), Value)> =
+        objs.into_iter().enumerate().map(|(i, o)| ((shuffle.get(i % shuffle.len().max(1)).copied().unwrap_or(0), i), o)).collect();
+    keyed.sort_by_key(|(k, _)| *k);
+    let list: Vec<Value> = keyed.into_iter().map(|(_, o)| o).collect();
+    json!({"schema": "pspa.snapshot/1", "module": fig1().display().to_string(),
+        "call": {"function": "table_insert", "args": [{"targets": [{"object": id_of(1), "offset": 0}]}, {"value": "int"},
+                 {"targets": [{"object": id_of(7), "offset": 0}]}]},
+        "globals": {".str": id_of(5), ".str.1": id_of(6), ".str.2": id_of(7)},
+        "objects": list})
+}
+
+/// Rename the `@ID` parts of labels with `f` (to compare results across renamed states).
+fn rename(labels: &[String], f: &dyn Fn(u64) -> u64) -> Vec<String> {
+    let mut v: Vec<String> = labels
+        .iter()
+        .map(|l| {
+            let (head, field) = l.rsplit_once('.').unwrap();
+            match head.rsplit_once('@') {
+                Some((site, id)) => format!("{}@{}.{}", site, f(id.parse().unwrap()), field),
+                None => l.clone(),
+            }
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn sample() -> Vec<(u8, u8, bool)> {
+    vec![(1, 0, true), (1, 3, true), (1, 3, true), (2, 1, true), (2, 5, false), (1, 7, false)]
+}
+
+#[test]
+fn permuted_ids_and_order_are_reused_with_translated_results() {
+    let elems = sample();
+    let a = fig1_state(&elems, &|id| id, &[]);
+    // Ids scrambled by an affine map, objects in reverse order.
+    let perm = |id: u64| 1000 + (id * 7919) % 997;
+    let n = a["objects"].as_array().unwrap().len();
+    let rev: Vec<usize> = (0..n).rev().collect(); // object i gets key n-1-i: reversed
+    let b = fig1_state(&elems, &perm, &rev);
+    let mut s = session();
+    let ra = analyze(&mut s, &a);
+    let rb = analyze(&mut s, &b);
+    assert!(!ra.stats.reused && rb.stats.reused, "the permuted state must reuse the first");
+    let fb = fresh(&b);
+    assert_eq!(rb.modset, fb.modset);
+    assert_eq!(rb.refset, fb.refset);
+    // And it is the first result with ids renamed.
+    assert_eq!(rename(&ra.modset, &perm), rb.modset);
+    assert_eq!(s.reuse_stats().reuse_hits, 1);
+    assert_eq!(s.reuse_stats().analyses, 1);
+}
+
+/// Mutations that change the abstract state: never reused; the result is the fresh one.
+#[test]
+fn non_isomorphic_states_are_not_reused() {
+    let base = fig1_state(&sample(), &|id| id, &[]);
+    let obj = |v: &mut Value, id: u64| -> usize { v["objects"].as_array().unwrap().iter().position(|o| o["id"] == json!(id)).unwrap() };
+    let mut muts: Vec<(&str, Value)> = Vec::new();
+    // One more edge: element 100 (t1, bucket 0) now has a successor, element 105.
+    let mut m = base.clone();
+    let i = obj(&mut m, 100);
+    m["objects"][i]["pointers"][1]["targets"] = json!([{"object": 105, "offset": 0}]);
+    muts.push(("edge", m));
+    // One field layout: element 100 untyped (field-insensitive).
+    let mut m = base.clone();
+    let i = obj(&mut m, 100);
+    m["objects"][i]["type"] = Value::Null;
+    muts.push(("layout", m));
+    // One site: element 100 comes from another allocation site.
+    let mut m = base.clone();
+    let i = obj(&mut m, 100);
+    m["objects"][i]["site"] = json!("heap:main:51");
+    muts.push(("site", m));
+    // Two objects merged into one: t1's bucket 7 holds element 100 instead of element
+    // 105 (which, with its buffer, drops out of the projection).
+    let mut m = base.clone();
+    let i = obj(&mut m, 2);
+    for p in m["objects"][i]["pointers"].as_array_mut().unwrap() {
+        if p["offset"] == json!(56) {
+            p["targets"] = json!([{"object": 100, "offset": 0}]);
+        }
+    }
+    muts.push(("merge", m));
+    // The argument v points to "..." instead of "foo".
+    let mut m = base.clone();
+    m["call"]["args"][2]["targets"] = json!([{"object": 6, "offset": 0}]);
+    muts.push(("root", m));
+    for (name, m) in muts {
+        let mut s = session();
+        analyze(&mut s, &base);
+        let r = analyze(&mut s, &m);
+        assert!(!r.stats.reused, "{name}: reused a non-isomorphic state");
+        let f = fresh(&m);
+        assert_eq!((r.modset, r.refset), (f.modset, f.refset), "{name}");
+    }
+}
+
+/// deep.c's update(l, len, v): the cached state has v pointing to a scratch buffer of its
+/// own (an object of the same site as the nodes' buffers, reachable only from v); the new
+/// state has v pointing to the first node's own buffer. A matcher that maps objects one
+/// root at a time, without checking injectivity, maps both the cached v-buffer and the
+/// cached node-buffer onto the one new buffer. Ours must refuse.
+#[test]
+fn non_injective_match_is_rejected() {
+    let src = root().join("tests/pspa/deep.c");
+    let node = |id: u64, next: u64, items: u64, scratch: u64| {
+        json!({"id": id, "site": "heap:make_list:24", "size": 40, "type": "struct.node", "pointers": [
+            {"offset": 0, "targets": [{"object": next, "offset": 0}]},
+            {"offset": 8, "targets": [{"object": items, "offset": 0}]},
+            {"offset": 24, "targets": [{"function": "on_a"}]},
+            {"offset": 32, "targets": [{"object": scratch, "offset": 0}]}]})
+    };
+    let items = |id: u64| json!({"id": id, "site": "heap:make_list:25", "size": 48, "type": "struct.item", "pointers": []});
+    let buf = |id: u64| json!({"id": id, "site": "heap:make_list:28", "size": 8, "type": null, "pointers": []});
+    let counter = json!({"id": 1, "site": "global:counter_b", "size": 4, "type": "i32", "pointers": []});
+    let state = |v_target: u64, extra: bool| {
+        let mut objs = vec![counter.clone(), node(10, 10, 11, 12), items(11), buf(12)];
+        if extra {
+            objs.push(buf(13));
+        }
+        json!({"schema": "pspa.snapshot/1", "module": src.display().to_string(),
+            "call": {"function": "update", "args": [{"targets": [{"object": 10, "offset": 0}]}, {"value": "int"},
+                     {"targets": [{"object": v_target, "offset": 0}]}]},
+            "globals": {"counter_b": 1}, "objects": objs})
+    };
+    let open = || Session::open(&src, &Default::default()).unwrap();
+    let go = |s: &mut Session, v: &Value| {
+        let snap: Snapshot = serde_json::from_value(v.clone()).unwrap();
+        s.analyze_snapshot(&LoadedSnapshot::new(PathBuf::from("g.json"), snap, src.clone()).unwrap()).unwrap()
+    };
+    let mut s = open();
+    go(&mut s, &state(13, true));
+    let r = go(&mut s, &state(12, false));
+    assert!(!r.stats.reused, "two cached objects matched to one");
+    // Same states the other way round: one new object would need two cached ones.
+    let mut s = open();
+    go(&mut s, &state(12, false));
+    assert!(!go(&mut s, &state(13, true)).stats.reused);
+}
+
+#[test]
+fn cache_is_bounded_lru() {
+    let mut s = session();
+    s.cache = pspa::summaries::SummaryCache::new(2);
+    let states: Vec<Value> = (0..3).map(|k| fig1_state(&vec![(1, 0, true); k + 1], &|id| id, &[])).collect();
+    for st in &states {
+        analyze(&mut s, st);
+    }
+    // Three distinct states, two entries: the oldest (state 0) was evicted.
+    assert_eq!(s.reuse_stats().evictions, 1);
+    assert!(analyze(&mut s, &states[2]).stats.reused);
+    assert!(!analyze(&mut s, &states[0]).stats.reused);
+}
+
+fn elems_strategy() -> impl Strategy<Value = Vec<(u8, u8, bool)>> {
+    prop::collection::vec((1u8..=2, 0u8..4, any::<bool>()), 0..10)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
+
+    /// Renamed and reordered copies of a random state are reused, with exactly the
+    /// fresh result.
+    #[test]
+    fn reuse_equals_recomputation_on_renamed_states(elems in elems_strategy(), mul in 1u64..500, order in prop::collection::vec(0usize..64, 1..64)) {
+        let a = fig1_state(&elems, &|id| id, &[]);
+        let perm = move |id: u64| 10_000 + id * (2 * mul + 1);
+        let b = fig1_state(&elems, &perm, &order);
+        let mut s = session();
+        analyze(&mut s, &a);
+        let rb = analyze(&mut s, &b);
+        let fb = fresh(&b);
+        prop_assert_eq!(&rb.modset, &fb.modset);
+        prop_assert_eq!(&rb.refset, &fb.refset);
+        prop_assert!(rb.stats.reused);
+    }
+
+    /// Any two random states: whenever the second reuses the first, the result is the
+    /// fresh one (a wrong reuse would show as a difference).
+    #[test]
+    fn reuse_is_never_wrong(e1 in elems_strategy(), e2 in elems_strategy()) {
+        let a = fig1_state(&e1, &|id| id, &[]);
+        let b = fig1_state(&e2, &|id| id + 50_000, &[]);
+        let mut s = session();
+        analyze(&mut s, &a);
+        let rb = analyze(&mut s, &b);
+        let fb = fresh(&b);
+        prop_assert_eq!(&rb.modset, &fb.modset);
+        prop_assert_eq!(&rb.refset, &fb.refset);
+    }
+}
