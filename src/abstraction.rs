@@ -14,7 +14,7 @@ use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Program};
 use crate::memory_graph::MemoryGraph;
 use crate::state::{StateObjId, Target};
 use anyhow::{bail, Result};
-use std::collections::{BTreeMap, BTreeSet};
+use rustc_hash::FxHashMap;
 
 /// Where an abstract object comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,13 +29,23 @@ pub enum Origin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AbsObject {
     pub origin: Origin,
-    /// The full label, `SITE@ID` for objects of the state.
-    pub label: String,
     /// The static site (`SITE`), for matching and for `--strip-unique`.
     pub site: String,
+    /// The object's identity in the state, if it comes from one (labels: `SITE@ID`).
+    pub uid: Option<StateObjId>,
     pub kind: ObjKind,
     /// Layout of the object's type; None: field-insensitive.
     pub layout: Option<LayoutId>,
+}
+
+impl AbsObject {
+    /// `SITE@ID` for objects of the state, `SITE` for static sites.
+    pub fn label(&self) -> String {
+        match self.uid {
+            Some(id) => format!("{}@{}", self.site, id),
+            None => self.site.clone(),
+        }
+    }
 }
 
 /// An abstract location: field `field` of abstract object `obj` (0 when field-insensitive),
@@ -53,8 +63,8 @@ pub struct AbstractState {
     pub objects: Vec<AbsObject>,
     /// Per actual argument, what it may point to (empty: no pointer).
     pub args: Vec<Vec<AbsLoc>>,
-    /// Points-to edges between fields (holder -> target).
-    pub edges: BTreeSet<(AbsLoc, AbsLoc)>,
+    /// Points-to edges between fields (holder -> target), sorted, no duplicates.
+    pub edges: Vec<(AbsLoc, AbsLoc)>,
 }
 
 /// Counters of one abstraction.
@@ -91,9 +101,9 @@ impl AbstractState {
         }
         let mut st = AbsStats { projected_objects: g.objects.len(), ..Default::default() };
         let mut a = AbstractState { function, ..Default::default() };
-        let globals: BTreeMap<StateObjId, &str> = g.globals.iter().map(|(n, id)| (*id, n.as_str())).collect();
-        let mut index: BTreeMap<StateObjId, u32> = BTreeMap::new();
-        for (id, o) in &g.objects {
+        let globals: FxHashMap<StateObjId, &str> = g.globals.iter().map(|(n, id)| (*id, n.as_str())).collect();
+        for (o, _) in &g.objects {
+            let id = &o.id;
             let kind = match o.site.split(':').next() {
                 Some("global") => ObjKind::Global,
                 Some("stack") => ObjKind::Stack,
@@ -125,8 +135,7 @@ impl AbstractState {
             if layout.is_none() {
                 st.field_insensitive += 1;
             }
-            index.insert(*id, a.objects.len() as u32);
-            a.objects.push(AbsObject { origin, label: format!("{}@{}", o.site, id), site: o.site.clone(), kind, layout });
+            a.objects.push(AbsObject { origin, site: o.site.clone(), uid: Some(*id), kind, layout });
         }
         let loc = |a: &AbstractState, t: &Target| -> Result<Option<AbsLoc>> {
             Ok(match t {
@@ -136,7 +145,7 @@ impl AbstractState {
                     None => bail!("unknown function `{}`", f),
                 },
                 Target::Object { id, offset } => {
-                    let obj = index[id];
+                    let obj = g.index[id];
                     Some(AbsLoc::Field { obj, field: a.field_of(prog, obj, offset.unwrap_or(0)) })
                 }
             })
@@ -152,17 +161,21 @@ impl AbstractState {
             v.dedup();
             a.args.push(v);
         }
-        for (id, slots) in &g.slots {
-            let obj = index[id];
+        let mut edges = Vec::with_capacity(g.num_edges());
+        for (obj, (_, slots)) in g.objects.iter().enumerate() {
+            let obj = obj as u32;
             for s in slots {
                 let holder = AbsLoc::Field { obj, field: a.field_of(prog, obj, s.offset) };
                 for t in &s.targets {
                     if let Some(l) = loc(&a, t)? {
-                        a.edges.insert((holder, l));
+                        edges.push((holder, l));
                     }
                 }
             }
         }
+        edges.sort_unstable();
+        edges.dedup();
+        a.edges = edges;
         st.abstract_objects = a.objects.len();
         st.edges = a.edges.len();
         Ok((a, st))
@@ -179,7 +192,7 @@ impl AbstractState {
     /// Merge an earlier skipped call's post-state (paper 6.2): its objects and edges join
     /// this state; an object field-insensitive in either becomes field-insensitive.
     pub fn merge(&mut self, prog: &Program, post: &PostState) {
-        let mut index: BTreeMap<Origin, u32> =
+        let mut index: FxHashMap<Origin, u32> =
             self.objects.iter().enumerate().map(|(i, o)| (o.origin, i as u32)).collect();
         let mut map = Vec::with_capacity(post.objects.len());
         let mut collapse = Vec::new();
@@ -202,9 +215,9 @@ impl AbstractState {
             AbsLoc::Field { obj, field } => AbsLoc::Field { obj: map[obj as usize], field },
             f => f,
         };
-        for &(h, t) in &post.edges {
-            self.edges.insert((tr(h), tr(t)));
-        }
+        self.edges.extend(post.edges.iter().map(|&(h, t)| (tr(h), tr(t))));
+        self.edges.sort_unstable();
+        self.edges.dedup();
         for i in collapse {
             self.collapse(prog, i);
         }
@@ -221,6 +234,8 @@ impl AbstractState {
             l => l,
         };
         self.edges = self.edges.iter().map(|&(h, t)| (fix(h), fix(t))).collect();
+        self.edges.sort_unstable();
+        self.edges.dedup();
         for a in &mut self.args {
             for l in a.iter_mut() {
                 *l = fix(*l);

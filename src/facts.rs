@@ -6,6 +6,7 @@
 
 use crate::layout::Layout;
 use crate::models::Model;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 pub type VarId = u32;
@@ -166,6 +167,8 @@ pub struct Program {
     /// A name per variable for diagnostics (`F:%value`); may be shorter than num_vars.
     pub var_names: Vec<String>,
     pub stats: FrontStats,
+    /// Name -> function and label -> object, built on first use (see `function_by_name`).
+    names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
 }
 
 impl Program {
@@ -179,6 +182,7 @@ impl Program {
     }
 
     pub fn add_object(&mut self, obj: Object) -> ObjId {
+        self.names.take();
         self.objects.push(obj);
         (self.objects.len() - 1) as ObjId
     }
@@ -188,12 +192,32 @@ impl Program {
         (self.layouts.len() - 1) as LayoutId
     }
 
+    fn names(&self) -> &(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>) {
+        self.names.get_or_init(|| {
+            let mut f = FxHashMap::default();
+            for (i, func) in self.functions.iter().enumerate().rev() {
+                f.insert(func.name.clone(), i as FuncId);
+            }
+            let mut o = FxHashMap::default();
+            for (i, obj) in self.objects.iter().enumerate().rev() {
+                o.insert(obj.label.clone(), i as ObjId);
+            }
+            (f, o)
+        })
+    }
+
+    /// The function named `name`. The index is built on first use: add functions and
+    /// objects before asking.
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
-        self.functions.iter().position(|f| f.name == name).map(|i| i as FuncId)
+        match self.names().0.get(name) {
+            Some(&f) if self.functions.get(f as usize).is_some_and(|x| x.name == name) => Some(f),
+            // Functions pushed after the index was built.
+            _ => self.functions.iter().position(|f| f.name == name).map(|i| i as FuncId),
+        }
     }
 
     pub fn object_by_label(&self, label: &str) -> Option<ObjId> {
-        self.objects.iter().position(|o| o.label == label).map(|i| i as ObjId)
+        self.names().1.get(label).copied()
     }
 
     pub fn layout_of(&self, obj: ObjId) -> Option<&Layout> {
@@ -207,6 +231,7 @@ impl Program {
 
     /// Give labels that collide a `#2`, `#3`, ... suffix in object order.
     pub fn disambiguate_labels(&mut self) {
+        self.names.take();
         let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
         for o in &mut self.objects {
             let n = seen.entry(o.label.clone()).or_insert(0);

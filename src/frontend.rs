@@ -158,7 +158,7 @@ impl<'m> Front<'m> {
             m,
             opts,
             td,
-            prog: Program { module: m.path.display().to_string(), ..Default::default() },
+            prog: { let mut p = Program::default(); p.module = m.path.display().to_string(); p },
             vars: Default::default(),
             funcs: Default::default(),
             globals: Default::default(),

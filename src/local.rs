@@ -38,8 +38,8 @@ impl CallResult {
         let mut v: Vec<String> = locs
             .iter()
             .map(|l| match l {
-                ResLoc::Abs { obj, field: Some(f) } => format!("{}.{}", abs.objects[*obj as usize].label, f),
-                ResLoc::Abs { obj, field: None } => format!("{}.*", abs.objects[*obj as usize].label),
+                ResLoc::Abs { obj, field: Some(f) } => format!("{}.{}", abs.objects[*obj as usize].label(), f),
+                ResLoc::Abs { obj, field: None } => format!("{}.*", abs.objects[*obj as usize].label()),
                 ResLoc::Static(s) => s.clone(),
             })
             .collect();
@@ -73,7 +73,7 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<
     for o in &abs.objects {
         let id = match o.origin {
             Origin::Unique(_) => s.add_object(Object {
-                label: o.label.clone(),
+                label: o.label(),
                 kind: o.kind,
                 layout: o.layout,
                 // Objects of the state outlive the call: no frame of the callee owns them.
@@ -83,7 +83,7 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<
             }),
             Origin::Program(p) => {
                 if o.kind == ObjKind::Global {
-                    s.objs[p as usize].label = o.label.clone();
+                    s.objs[p as usize].label = o.label();
                 }
                 if o.layout.is_none() {
                     s.collapse(p);
@@ -186,8 +186,8 @@ impl<'p> CallAnalysis<'p> {
             let i = objects.len() as u32;
             objects.push(AbsObject {
                 origin: Origin::Program(o),
-                label: ob.label.clone(),
                 site: ob.label.clone(),
+                uid: None,
                 kind: ob.kind,
                 layout: if s.is_fi(o) { None } else { ob.layout },
             });

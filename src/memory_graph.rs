@@ -8,7 +8,8 @@
 
 use crate::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use anyhow::{bail, Result};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
 
 /// The projected memory graph: reachable objects with their pointer fields.
 #[derive(Clone, Debug, Default)]
@@ -18,11 +19,13 @@ pub struct MemoryGraph {
     pub args: Vec<Option<Vec<Target>>>,
     /// Global name -> object holding it (all globals of the state are roots).
     pub globals: Vec<(String, StateObjId)>,
-    /// Reachable objects, by id (ordered: deterministic output).
-    pub objects: BTreeMap<StateObjId, StateObject>,
-    pub slots: BTreeMap<StateObjId, Vec<PointerSlot>>,
-    /// Objects reached only through a symbolic offset somewhere (`Target { offset: None }`).
-    pub symbolic_offset: BTreeSet<StateObjId>,
+    /// Reachable objects in breadth-first order from the roots (deterministic for a
+    /// given state), each with its pointer fields.
+    pub objects: Vec<(StateObject, Vec<PointerSlot>)>,
+    /// Position of each object in `objects`.
+    pub index: FxHashMap<StateObjId, u32>,
+    /// Objects pointed to at a symbolic offset somewhere (`Target { offset: None }`).
+    pub symbolic_offset: FxHashSet<StateObjId>,
 }
 
 impl MemoryGraph {
@@ -48,23 +51,23 @@ impl MemoryGraph {
             work.push_back(id);
         }
         while let Some(id) = work.pop_front() {
-            if g.objects.contains_key(&id) {
+            if g.index.contains_key(&id) {
                 continue;
             }
             let Some(o) = s.object(id) else { bail!("dangling object id {}", id) };
-            g.objects.insert(id, o);
             let slots = s.pointer_slots(id);
             for sl in &slots {
                 for t in &sl.targets {
                     visit(t, &mut work, &mut g);
                 }
             }
-            g.slots.insert(id, slots);
+            g.index.insert(id, g.objects.len() as u32);
+            g.objects.push((o, slots));
         }
         Ok(g)
     }
 
     pub fn num_edges(&self) -> usize {
-        self.slots.values().flatten().map(|s| s.targets.len()).sum()
+        self.objects.iter().flat_map(|(_, s)| s).map(|s| s.targets.len()).sum()
     }
 }

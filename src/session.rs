@@ -162,9 +162,12 @@ impl Session {
     pub fn analyze_state(&mut self, st: &dyn SymbolicState, path: Option<&str>, skipped: bool) -> Result<ModRefReport> {
         let t = Instant::now();
         let g = MemoryGraph::project(st)?;
-        let types: Vec<String> = g.objects.values().filter_map(|o| o.ty.clone()).collect();
-        for ty in &types {
-            self.layout_for(ty);
+        for (o, _) in &g.objects {
+            if let Some(ty) = &o.ty {
+                if !self.type_layouts.contains_key(ty) {
+                    self.layout_for(&ty.clone());
+                }
+            }
         }
         let cache = &self.type_layouts;
         let (mut abs, abs_stats) =

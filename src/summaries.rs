@@ -82,7 +82,7 @@ impl Interner {
 
 /// Rounds of colour refinement: enough to tell apart list cells by what follows them a
 /// few steps ahead; ties beyond that are resolved by input order (a possible miss).
-const WL_ROUNDS: usize = 3;
+const WL_ROUNDS: usize = 2;
 
 pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
     let n = abs.objects.len();
@@ -99,13 +99,23 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
             },
         })
         .collect();
-    // Outgoing edges per object: (holder field, target).
-    let mut out: Vec<Vec<(u32, AbsLoc)>> = vec![Vec::new(); n];
-    for &(h, t) in &abs.edges {
-        if let AbsLoc::Field { obj, field } = h {
-            out[obj as usize].push((field, t));
+    // Outgoing edges per object, as ranges of the sorted edge list (holders come first in
+    // the order, and a holder is always a field).
+    let mut start = vec![0u32; n + 1];
+    for &(h, _) in &abs.edges {
+        if let AbsLoc::Field { obj, .. } = h {
+            start[obj as usize + 1] += 1;
         }
     }
+    for o in 0..n {
+        start[o + 1] += start[o];
+    }
+    let out = |o: usize| {
+        abs.edges[start[o] as usize..start[o + 1] as usize].iter().map(|&(h, t)| match h {
+            AbsLoc::Field { field, .. } => (field, t),
+            AbsLoc::Func(_) => unreachable!("a function holds no pointer"),
+        })
+    };
     // Initial colours: description plus the roots an object is reached from directly.
     let mut color: Vec<u64> = desc.iter().map(hash_of).collect();
     for (i, targets) in abs.args.iter().enumerate() {
@@ -116,20 +126,33 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
         }
     }
     let mut sig: Vec<(u32, u32, u64)> = Vec::new();
+    let mut next = vec![0u64; n];
+    let distinct = |c: &[u64]| {
+        let mut v = c.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    let mut classes = distinct(&color);
     for _ in 0..WL_ROUNDS {
-        let mut next = Vec::with_capacity(n);
         for o in 0..n {
             sig.clear();
-            for &(hf, t) in &out[o] {
+            for (hf, t) in out(o) {
                 sig.push(match t {
                     AbsLoc::Field { obj, field } => (hf, field, color[obj as usize]),
                     AbsLoc::Func(f) => (hf, u32::MAX, f as u64),
                 });
             }
             sig.sort_unstable();
-            next.push(hash_of(&(color[o], &sig)));
+            next[o] = hash_of(&(color[o], &sig));
         }
-        color = next;
+        std::mem::swap(&mut color, &mut next);
+        // Stable partition: more rounds would only rename the colours.
+        let c = distinct(&color);
+        if c == classes {
+            break;
+        }
+        classes = c;
     }
     // Breadth-first numbering from the roots, in colour order.
     let mut num = vec![u32::MAX; n];
@@ -162,7 +185,7 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
     loop {
         while let Some(o) = queue.pop_front() {
             succ.clear();
-            for &(hf, t) in &out[o as usize] {
+            for (hf, t) in out(o as usize) {
                 if let AbsLoc::Field { obj, field } = t {
                     succ.push((hf, field, color[obj as usize], obj));
                 }

@@ -1,0 +1,110 @@
+//! Summary reuse (paper 4.5) on a recorded-like sequence of Figure 1 states.
+//!
+//! `sequence`: a table grows by one element per insert; after each insert, 10 lookups run
+//! on the unchanged table (as a driver probing keys does). Inserts see a new state every
+//! time (misses); lookups repeat it (hits). Measured with reuse and without.
+//! `hit`: one reused invocation on a table of N elements (2N + 5 reachable objects),
+//! whole pipeline (projection, abstraction, canonical form, lookup, translation) and the
+//! isomorphism check alone.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use pspa::abstraction::AbstractState;
+use pspa::memory_graph::MemoryGraph;
+use pspa::session::Session;
+use pspa::snapshot::{LoadedSnapshot, Snapshot};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn fig1() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/fig1.c")
+}
+
+/// t1 with n elements, one per bucket (modulo 20, chained beyond), at a call of `function`.
+fn state(n: usize, function: &str, id_base: u64) -> LoadedSnapshot {
+    let id = |x: u64| id_base + x;
+    let mut objs = Vec::new();
+    let mut heads: Vec<Option<u64>> = vec![None; 20];
+    for i in 0..n as u64 {
+        let e = 1000 + i;
+        let b = (i % 20) as usize;
+        let next = match heads[b] {
+            Some(h) => json!([{"object": id(h), "offset": 0}]),
+            None => json!([{"null": true}]),
+        };
+        heads[b] = Some(e);
+        objs.push(json!({"id": id(e), "site": "heap:table_insert:32", "size": 24, "type": "struct.elem_t",
+            "pointers": [{"offset": 8, "targets": [{"object": id(e + 100_000), "offset": 0}]}, {"offset": 16, "targets": next}]}));
+        objs.push(json!({"id": id(e + 100_000), "site": "heap:table_insert:33", "size": 10, "type": null, "pointers": []}));
+    }
+    let ptrs: Vec<Value> = heads
+        .iter()
+        .enumerate()
+        .filter_map(|(b, h)| h.map(|h| json!({"offset": 8 * b, "targets": [{"object": id(h), "offset": 0}]})))
+        .collect();
+    objs.push(json!({"id": id(1), "site": "heap:table_alloc:13", "size": 16, "type": "struct.table_t",
+        "pointers": [{"offset": 8, "targets": [{"object": id(2), "offset": 0}]}]}));
+    objs.push(json!({"id": id(2), "site": "heap:table_alloc:14", "size": 160, "type": "%struct.elem_t*", "pointers": ptrs}));
+    for (i, g) in [".str", ".str.1", ".str.2"].iter().enumerate() {
+        objs.push(json!({"id": id(5 + i as u64), "site": format!("global:{g}"), "size": 4, "type": null, "pointers": []}));
+    }
+    let mut args = vec![json!({"targets": [{"object": id(1), "offset": 0}]}), json!({"value": "int"})];
+    if function == "table_insert" {
+        args.push(json!({"targets": [{"object": id(7), "offset": 0}]}));
+    }
+    let v = json!({"schema": "pspa.snapshot/1", "module": "fig1.c", "call": {"function": function, "args": args},
+        "globals": {".str": id(5), ".str.1": id(6), ".str.2": id(7)}, "objects": objs});
+    let snap: Snapshot = serde_json::from_value(v).unwrap();
+    LoadedSnapshot::new(PathBuf::from("bench.json"), snap, fig1()).unwrap()
+}
+
+fn bench(c: &mut Criterion) {
+    let seq: Vec<LoadedSnapshot> = (1..=30)
+        .flat_map(|n| std::iter::once(state(n, "table_insert", 0)).chain((0..10).map(move |k| state(n, "table_lookup", k * 1_000_000))))
+        .collect();
+    let mut g = c.benchmark_group("sequence (30 inserts, 300 lookups)");
+    g.sample_size(10);
+    for reuse in [true, false] {
+        g.bench_function(if reuse { "with reuse" } else { "without reuse" }, |b| {
+            b.iter(|| {
+                let mut s = Session::open(&fig1(), &Default::default()).unwrap();
+                s.reuse = reuse;
+                for st in &seq {
+                    criterion::black_box(s.analyze_snapshot(st).unwrap());
+                }
+            })
+        });
+    }
+    g.finish();
+    let mut s = Session::open(&fig1(), &Default::default()).unwrap();
+    for st in &seq {
+        s.analyze_snapshot(st).unwrap();
+    }
+    let r = s.reuse_stats();
+    eprintln!("sequence: {} invocations, {} analyses, reuse ratio {:.3}", r.invocations, r.analyses, r.reuse_ratio);
+
+    let mut g = c.benchmark_group("hit");
+    for n in [10usize, 100, 200] {
+        let mut s = Session::open(&fig1(), &Default::default()).unwrap();
+        s.analyze_snapshot(&state(n, "table_lookup", 0)).unwrap();
+        let again = state(n, "table_lookup", 7_000_000);
+        g.bench_with_input(BenchmarkId::new("whole invocation", 2 * n + 5), &again, |b, st| {
+            b.iter(|| assert!(s.analyze_snapshot(st).unwrap().stats.reused))
+        });
+        let graph = MemoryGraph::project(&again).unwrap();
+        let layouts = |name: &str| s.prog.layouts.iter().position(|l| l.name == name.trim_start_matches('%')).map(|i| i as u32);
+        let (abs, _) = AbstractState::abstract_graph(&s.prog, &graph, &layouts).unwrap();
+        g.bench_with_input(BenchmarkId::new("isomorphism check only", 2 * n + 5), &abs, |b, abs| {
+            b.iter(|| {
+                let canon = s.cache.canonicalize(abs);
+                assert!(s.cache.lookup(abs, &canon, false).is_some());
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("fresh analysis", 2 * n + 5), &abs, |b, abs| {
+            b.iter(|| criterion::black_box(pspa::local::analyze_call(&s.prog, abs).result(abs, false)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
