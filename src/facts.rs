@@ -167,6 +167,12 @@ pub struct Program {
     /// A name per variable for diagnostics (`F:%value`); may be shorter than num_vars.
     pub var_names: Vec<String>,
     pub stats: FrontStats,
+    /// The object of each allocation site, by the address of its LLVM value (global,
+    /// alloca, allocating call, function): how a KLEE `MemoryObject::allocSite` finds its
+    /// label. Opaque handles, valid while the module lives.
+    pub site_objects: FxHashMap<usize, ObjId>,
+    /// The function of each `llvm::Function` address (function pointers in a KLEE state).
+    pub site_functions: FxHashMap<usize, FuncId>,
     /// Name -> function and label -> object, built on first use (see `function_by_name`).
     names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
 }

@@ -26,19 +26,43 @@ pub struct FrontOptions {
     pub allocators: Vec<String>,
 }
 
-/// A parsed LLVM module with its context; disposed on drop.
+/// An LLVM module with its context: parsed here (disposed on drop) or borrowed from the
+/// host process (KLEE's own module, never disposed here).
 pub struct Module {
     ctx: LLVMContextRef,
     module: LLVMModuleRef,
+    owned: bool,
     pub path: PathBuf,
 }
 
 impl Drop for Module {
     fn drop(&mut self) {
-        unsafe {
-            LLVMDisposeModule(self.module);
-            LLVMContextDispose(self.ctx);
+        if self.owned {
+            unsafe {
+                LLVMDisposeModule(self.module);
+                LLVMContextDispose(self.ctx);
+            }
         }
+    }
+}
+
+impl Module {
+    /// Borrow a module that lives in this process (an `llvm::Module*` of KLEE).
+    ///
+    /// # Safety
+    /// `module` must be a valid `llvm::Module*` outliving the returned value, of the same
+    /// LLVM library this crate links (libLLVM-14.so).
+    pub unsafe fn borrowed(module: LLVMModuleRef, path: PathBuf) -> Module {
+        Module { ctx: LLVMGetModuleContext(module), module, owned: false, path }
+    }
+
+    /// Write the module as bitcode (so that snapshots of it can be replayed).
+    pub fn write_bitcode(&self, path: &Path) -> Result<()> {
+        let c = CString::new(path.display().to_string()).map_err(|_| anyhow!("{}: bad path", path.display()))?;
+        if unsafe { llvm_sys::bit_writer::LLVMWriteBitcodeToFile(self.module, c.as_ptr()) } != 0 {
+            bail!("{}: cannot write bitcode", path.display());
+        }
+        Ok(())
     }
 }
 
@@ -105,7 +129,7 @@ fn parse(path: &Path) -> Result<Module> {
             let what = if is_bc { "malformed bitcode" } else { "malformed LLVM IR" };
             bail!("{}: {}: {}", path.display(), what, err.trim());
         }
-        Ok(Module { ctx, module, path: path.to_path_buf() })
+        Ok(Module { ctx, module, owned: true, path: path.to_path_buf() })
     }
 }
 
@@ -198,6 +222,8 @@ impl<'m> Front<'m> {
             let model = if defined { None } else { Some(model_for(&name, &self.opts.allocators)) };
             self.prog.functions.push(Function { name, defined, obj, model, ..Default::default() });
             self.funcs.insert(f, id);
+            self.prog.site_objects.insert(f as usize, obj);
+            self.prog.site_functions.insert(f as usize, id);
             if defined {
                 self.prog.stats.defined_functions += 1;
             } else {
@@ -219,6 +245,7 @@ impl<'m> Front<'m> {
                 readonly: LLVMIsGlobalConstant(g) != 0,
             });
             self.globals.insert(g, obj);
+            self.prog.site_objects.insert(g as usize, obj);
             if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
                 self.prog.source_vars.push(SourceVar { name: format!("::{}", name), obj });
             }
@@ -627,6 +654,7 @@ impl<'m> Front<'m> {
                 if names.contains_key(&i) && LLVMGetTypeKind(aty) == LLVMTypeKind::LLVMPointerTypeKind {
                     self.prog.source_vars.push(SourceVar { name: format!("{}::{}", fname, name), obj });
                 }
+                self.prog.site_objects.insert(i as usize, obj);
                 let v = self.def_var(i);
                 self.push(Constraint::AddrOf { dst: v, obj, offset: 0 });
             }
@@ -862,6 +890,7 @@ impl<'m> Front<'m> {
                 readonly: false,
             });
             self.untyped_heap.insert(i, o);
+            self.prog.site_objects.insert(i as usize, o);
             Some(o)
         } else {
             None

@@ -8,6 +8,7 @@ pub mod abstraction;
 pub mod analysis;
 pub mod facts;
 pub mod frontend;
+pub mod klee;
 pub mod layout;
 pub mod local;
 pub mod memory_graph;

@@ -121,7 +121,12 @@ impl Session {
 
     pub fn open(module: &Path, opts: &FrontOptions) -> Result<Session> {
         let m = frontend::load(module)?;
-        let prog = frontend::extract(&m, opts).map_err(|e| anyhow!("{}: {}", module.display(), e))?;
+        Session::from_module(m, opts)
+    }
+
+    /// A session over a module already loaded (or borrowed from KLEE).
+    pub fn from_module(m: Module, opts: &FrontOptions) -> Result<Session> {
+        let prog = frontend::extract(&m, opts).map_err(|e| anyhow!("{}: {}", m.path.display(), e))?;
         Ok(Session {
             prog,
             module: m,
@@ -130,6 +135,10 @@ impl Session {
             cache: SummaryCache::new(DEFAULT_ENTRIES_PER_FUNCTION),
             reuse: true,
         })
+    }
+
+    pub fn module(&self) -> &Module {
+        &self.module
     }
 
     fn layout_for(&mut self, name: &str) -> Option<LayoutId> {

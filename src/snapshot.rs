@@ -220,3 +220,40 @@ impl SymbolicState for LoadedSnapshot {
             .collect()
     }
 }
+
+/// Record a state as a snapshot: the call, the globals, and the objects the call can
+/// reach (its projection: replaying it gives the same analysis).
+pub fn record(st: &dyn SymbolicState, module: &str, path: Option<String>, skipped: bool) -> Result<Snapshot> {
+    let g = crate::memory_graph::MemoryGraph::project(st)?;
+    let conv = |ts: &[Target]| ts.iter().map(SnapTarget::from_target).collect::<Vec<_>>();
+    Ok(Snapshot {
+        schema: SCHEMA.to_string(),
+        module: module.to_string(),
+        path,
+        call: Call {
+            function: g.function.clone(),
+            args: g
+                .args
+                .iter()
+                .map(|a| match a {
+                    Some(ts) => Arg::Targets { targets: conv(ts) },
+                    None => Arg::Value { value: "int".to_string() },
+                })
+                .collect(),
+            skipped,
+            line: None,
+        },
+        globals: g.globals.iter().cloned().collect(),
+        objects: g
+            .objects
+            .iter()
+            .map(|(o, slots)| SnapObject {
+                id: o.id,
+                site: o.site.clone(),
+                size: o.size,
+                ty: o.ty.clone(),
+                pointers: slots.iter().map(|s| SnapSlot { offset: s.offset, targets: conv(&s.targets) }).collect(),
+            })
+            .collect(),
+    })
+}

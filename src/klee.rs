@@ -1,0 +1,328 @@
+//! The bridge to the KLEE plugin (cpp-shim/): the core's entry points, callable from C++.
+//!
+//! Everything here is panic-safe: a panic is caught and becomes a failed result (the
+//! plugin then takes the conservative answer and warns once); it never unwinds into C++.
+//! No `Result` crosses the bridge (it would throw, and KLEE is built without exceptions).
+
+use crate::facts::FuncId;
+use crate::frontend::{FrontOptions, Module};
+use crate::session::{strip_unique, Session};
+use crate::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+#[cxx::bridge(namespace = "pspa")]
+pub mod ffi {
+    /// An object of the state. `site`: its `allocSite` (`llvm::Value*`); `type_name`:
+    /// its LLVM type as printed, empty when unknown.
+    struct ObjectFfi {
+        id: u64,
+        site: usize,
+        size: u64,
+        type_name: String,
+    }
+    /// kind 0: byte `offset` of `object` (any offset when !offset_known); 1: the function
+    /// at `function` (`llvm::Function*`); 2: null.
+    struct TargetFfi {
+        kind: u8,
+        object: u64,
+        offset: u64,
+        offset_known: bool,
+        function: usize,
+    }
+    struct SlotFfi {
+        offset: u64,
+        targets: Vec<TargetFfi>,
+    }
+    struct GlobalFfi {
+        site: usize,
+        object: u64,
+    }
+    /// One analysed call. Sizes as in the paper's Table 1: stripped = uniqueness removed.
+    struct CallReport {
+        ok: bool,
+        reused: bool,
+        mod_size: usize,
+        ref_size: usize,
+        mod_stripped: usize,
+        ref_stripped: usize,
+        projected_objects: usize,
+        micros: u64,
+        message: String,
+    }
+    struct EngineStats {
+        invocations: u64,
+        analyses: u64,
+        reuse_hits: u64,
+        check_micros: u64,
+        solve_micros: u64,
+        failures: u64,
+    }
+
+    extern "Rust" {
+        type Engine;
+        /// An engine over KLEE's module (`llvm::Module*`). spa: whole-program analysis once;
+        /// else past-sensitive at each call. Check `engine_error` before use.
+        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool) -> Box<Engine>;
+        fn engine_error(e: &Engine) -> String;
+        /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
+        /// empty, also write the state as a `pspa.snapshot/1` file there.
+        fn engine_analyze(e: &mut Engine, state: &StateView, function: usize, dump: &str) -> CallReport;
+        fn engine_stats(e: &Engine) -> EngineStats;
+        fn engine_function_name(e: &Engine, function: usize) -> String;
+        /// Write KLEE's module as bitcode (what dumped snapshots refer to).
+        fn engine_write_module(e: &Engine, path: &str) -> bool;
+    }
+
+    unsafe extern "C++" {
+        include!("pspa/state_view.h");
+        type StateView;
+        fn num_args(self: &StateView) -> usize;
+        fn arg(self: &StateView, i: usize, out: &mut Vec<TargetFfi>) -> bool;
+        fn globals(self: &StateView) -> Vec<GlobalFfi>;
+        fn object(self: &StateView, id: u64, out: &mut ObjectFfi) -> bool;
+        fn pointer_slots(self: &StateView, id: u64) -> Vec<SlotFfi>;
+    }
+}
+
+pub struct Engine {
+    session: Option<Session>,
+    error: String,
+    spa: bool,
+    /// SPA mode: the whole-program mod/ref sizes of each function, computed once.
+    spa_sets: Vec<(usize, usize)>,
+    failures: u64,
+    spa_calls: u64,
+}
+
+fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool) -> Box<Engine> {
+    let r = catch_unwind(AssertUnwindSafe(|| -> anyhow::Result<Engine> {
+        // SAFETY: the plugin passes KLEE's live module, which outlives the engine.
+        let m = unsafe { Module::borrowed(module as llvm_sys::prelude::LLVMModuleRef, PathBuf::from(module_name)) };
+        let mut session = Session::from_module(m, &FrontOptions::default())?;
+        session.reuse = reuse;
+        let mut spa_sets = Vec::new();
+        if spa {
+            let a = crate::analysis::analyze(&session.prog);
+            spa_sets = (0..session.prog.functions.len() as FuncId).map(|f| (a.mod_of(f).len(), a.ref_of(f).len())).collect();
+        }
+        Ok(Engine { session: Some(session), error: String::new(), spa, spa_sets, failures: 0, spa_calls: 0 })
+    }));
+    Box::new(match r {
+        Ok(Ok(e)) => e,
+        Ok(Err(e)) => Engine::failed(format!("{:#}", e)),
+        Err(_) => Engine::failed("internal error (panic) while reading the module".into()),
+    })
+}
+
+impl Engine {
+    fn failed(error: String) -> Engine {
+        Engine { session: None, error, spa: false, spa_sets: Vec::new(), failures: 0, spa_calls: 0 }
+    }
+}
+
+fn engine_error(e: &Engine) -> String {
+    e.error.clone()
+}
+
+fn engine_function_name(e: &Engine, function: usize) -> String {
+    e.session
+        .as_ref()
+        .and_then(|s| s.prog.site_functions.get(&function).map(|&f| s.prog.functions[f as usize].name.clone()))
+        .unwrap_or_default()
+}
+
+fn engine_write_module(e: &Engine, path: &str) -> bool {
+    e.session.as_ref().is_some_and(|s| s.module().write_bitcode(std::path::Path::new(path)).is_ok())
+}
+
+fn engine_stats(e: &Engine) -> ffi::EngineStats {
+    let r = e.session.as_ref().map(|s| s.reuse_stats()).unwrap_or_default();
+    ffi::EngineStats {
+        invocations: r.invocations + e.spa_calls,
+        analyses: r.analyses,
+        reuse_hits: r.reuse_hits,
+        check_micros: (r.check_ms * 1e3) as u64,
+        solve_micros: (r.solve_ms * 1e3) as u64,
+        failures: e.failures,
+    }
+}
+
+fn failed_report(message: String) -> ffi::CallReport {
+    ffi::CallReport {
+        ok: false,
+        reused: false,
+        mod_size: 0,
+        ref_size: 0,
+        mod_stripped: 0,
+        ref_stripped: 0,
+        projected_objects: 0,
+        micros: 0,
+        message,
+    }
+}
+
+fn engine_analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) -> ffi::CallReport {
+    let t = std::time::Instant::now();
+    let r = catch_unwind(AssertUnwindSafe(|| analyze(e, state, function, dump)));
+    let mut rep = match r {
+        Ok(Ok(rep)) => rep,
+        Ok(Err(err)) => failed_report(format!("{:#}", err)),
+        Err(_) => failed_report("internal error (panic) in the analysis".into()),
+    };
+    if !rep.ok {
+        e.failures += 1;
+    }
+    rep.micros = t.elapsed().as_micros() as u64;
+    rep
+}
+
+fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) -> anyhow::Result<ffi::CallReport> {
+    let Some(session) = e.session.as_mut() else { anyhow::bail!("no analysis: {}", e.error) };
+    let Some(&f) = session.prog.site_functions.get(&function) else { anyhow::bail!("unknown function") };
+    if e.spa {
+        e.spa_calls += 1;
+        let (m, r) = e.spa_sets[f as usize];
+        return Ok(ffi::CallReport {
+            ok: true,
+            reused: false,
+            mod_size: m,
+            ref_size: r,
+            mod_stripped: m,
+            ref_stripped: r,
+            projected_objects: 0,
+            micros: 0,
+            message: String::new(),
+        });
+    }
+    let view = KleeState { view: state, session, function: f };
+    if !dump.is_empty() {
+        let snap = crate::snapshot::record(&view, "final.bc", None, false)?;
+        std::fs::write(dump, serde_json::to_string_pretty(&snap)? + "\n")?;
+    }
+    // The view borrows the session for labels; analysis needs it mutably: resolve labels
+    // first into an owned state.
+    let owned = OwnedState::capture(&view)?;
+    let rep = session.analyze_state(&owned, None, false)?;
+    Ok(ffi::CallReport {
+        ok: true,
+        reused: rep.stats.reused,
+        mod_size: rep.modset.len(),
+        ref_size: rep.refset.len(),
+        mod_stripped: strip_unique(&rep.modset).len(),
+        ref_stripped: strip_unique(&rep.refset).len(),
+        projected_objects: rep.stats.abstraction.projected_objects,
+        micros: 0,
+        message: String::new(),
+    })
+}
+
+/// A KLEE state seen through the C++ view, with sites and functions named as by the
+/// front end.
+struct KleeState<'a> {
+    view: &'a ffi::StateView,
+    session: &'a Session,
+    function: FuncId,
+}
+
+impl KleeState<'_> {
+    fn target(&self, t: &ffi::TargetFfi) -> Target {
+        match t.kind {
+            0 => Target::Object { id: t.object, offset: t.offset_known.then_some(t.offset) },
+            1 => match self.session.prog.site_functions.get(&t.function) {
+                Some(&f) => Target::Function(self.session.prog.functions[f as usize].name.clone()),
+                None => Target::Null, // not a function of the module: code we cannot see
+            },
+            _ => Target::Null,
+        }
+    }
+
+    fn site_label(&self, site: usize) -> String {
+        match self.session.prog.site_objects.get(&site) {
+            Some(&o) => self.session.prog.objects[o as usize].label.clone(),
+            // KLEE's own objects (argv, environment, errno, ...): a site of their own.
+            None => "heap:klee:0".to_string(),
+        }
+    }
+}
+
+impl SymbolicState for KleeState<'_> {
+    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
+        let name = self.session.prog.functions[self.function as usize].name.as_str();
+        let args = (0..self.view.num_args())
+            .map(|i| {
+                let mut out = Vec::new();
+                self.view.arg(i, &mut out).then(|| out.iter().map(|t| self.target(t)).collect())
+            })
+            .collect();
+        (name, args)
+    }
+
+    fn globals(&self) -> Vec<(String, StateObjId)> {
+        self.view
+            .globals()
+            .iter()
+            .filter_map(|g| {
+                let o = *self.session.prog.site_objects.get(&g.site)?;
+                let label = &self.session.prog.objects[o as usize].label;
+                Some((label.strip_prefix("global:")?.to_string(), g.object))
+            })
+            .collect()
+    }
+
+    fn object(&self, id: StateObjId) -> Option<StateObject> {
+        let mut o = ffi::ObjectFfi { id: 0, site: 0, size: 0, type_name: String::new() };
+        if !self.view.object(id, &mut o) {
+            return None;
+        }
+        Some(StateObject {
+            id,
+            site: self.site_label(o.site),
+            size: o.size,
+            ty: (!o.type_name.is_empty()).then(|| o.type_name.clone()),
+        })
+    }
+
+    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
+        self.view
+            .pointer_slots(id)
+            .iter()
+            .map(|s| PointerSlot { offset: s.offset, targets: s.targets.iter().map(|t| self.target(t)).collect() })
+            .collect()
+    }
+}
+
+/// The projection of a state captured into owned data (one pass over the C++ view).
+struct OwnedState {
+    function: String,
+    args: Vec<Option<Vec<Target>>>,
+    globals: Vec<(String, StateObjId)>,
+    objects: rustc_hash::FxHashMap<StateObjId, (StateObject, Vec<PointerSlot>)>,
+}
+
+impl OwnedState {
+    fn capture(st: &dyn SymbolicState) -> anyhow::Result<OwnedState> {
+        let g = crate::memory_graph::MemoryGraph::project(st)?;
+        Ok(OwnedState {
+            function: g.function,
+            args: g.args,
+            globals: g.globals,
+            objects: g.objects.into_iter().map(|(o, s)| (o.id, (o, s))).collect(),
+        })
+    }
+}
+
+impl SymbolicState for OwnedState {
+    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
+        (&self.function, self.args.clone())
+    }
+    fn globals(&self) -> Vec<(String, StateObjId)> {
+        self.globals.clone()
+    }
+    fn object(&self, id: StateObjId) -> Option<StateObject> {
+        self.objects.get(&id).map(|(o, _)| o.clone())
+    }
+    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
+        self.objects.get(&id).map(|(_, s)| s.clone()).unwrap_or_default()
+    }
+}
