@@ -203,7 +203,13 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
     // The view borrows the session for labels; analysis needs it mutably: resolve labels
     // first into an owned state.
     let owned = OwnedState::capture(&view)?;
-    let rep = session.analyze_state(&owned, None, false)?;
+    let mut rep = session.analyze_state(&owned, None, false)?;
+    if !dump.is_empty() {
+        // The sets KLEE saw, next to the snapshot: replaying it must give the same.
+        rep.snapshot = dump.to_string();
+        let out = dump.strip_suffix(".json").unwrap_or(dump).to_string() + ".modref.json";
+        std::fs::write(out, serde_json::to_string_pretty(&rep)? + "\n")?;
+    }
     Ok(ffi::CallReport {
         ok: true,
         reused: rep.stats.reused,

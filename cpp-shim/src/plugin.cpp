@@ -281,6 +281,10 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> 
     std::uint64_t v = ce->getZExtValue();
     if (v == 0)
       return true;
+    if (Function *fn = plugin.executor->getFunctionAt(v)) {
+      out.push_back(pspa::TargetFfi{1, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
+      return true;
+    }
     klee::ObjectPair op;
     if (!state.addressSpace.resolveOne(ce, op))
       return true; // not an address: an integer

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Checks for the lit tests that FileCheck cannot express (set relations over JSON/CSV).
+
+  checks.py fig1 SNAPS CSV PSPA     Figure 1: the mod-set of the marked call touches t1 only;
+                                    every dumped snapshot replays to KLEE's own sets
+  checks.py replay SNAPS PSPA       every dumped snapshot replays to KLEE's own sets
+  checks.py smaller SPA.csv PSPA.csv F   PSPA's average (stripped) mod <= SPA's, ref < SPA's
+  checks.py labels SNAPS CSV F KIND LINE WANT... [--not NOTWANT...]
+                                    the KIND (mod/ref) labels of the call of F at source LINE,
+                                    uniqueness stripped, include WANT and none of NOTWANT
+"""
+import csv, json, os, re, subprocess, sys
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def rows(path):
+    with open(path) as f:
+        return [r for r in csv.reader(f) if r and not r[0].startswith("#")][1:]
+
+
+def averages(path):
+    out = {}
+    for line in open(path):
+        if line.startswith("# average,"):
+            parts = line.strip().split(",")
+            kv = dict(p.split("=") for p in parts[3:])
+            out[parts[1]] = (float(kv["mod_stripped"]), float(kv["ref_stripped"]))
+    return out
+
+
+def strip(labels):
+    return sorted({re.sub(r"@\d+(?=\.)", "", l) for l in labels})
+
+
+def ids(labels):
+    return {int(m.group(1)) for l in labels for m in [re.search(r"@(\d+)\.", l)] if m}
+
+
+def replay(snaps, pspa):
+    n = 0
+    for name in sorted(os.listdir(snaps)):
+        if not re.fullmatch(r"call-\d+\.json", name):
+            continue
+        path = os.path.join(snaps, name)
+        klee = json.load(open(path[:-5] + ".modref.json"))
+        out = subprocess.run([pspa, "modref", "--json", "--snapshot", path], capture_output=True, text=True)
+        if out.returncode != 0:
+            fail("pspa modref %s: %s" % (name, out.stderr))
+        mine = json.loads(out.stdout)
+        for k in ("mod", "ref"):
+            if mine[k] != klee[k]:
+                fail("%s: replayed %s differs from KLEE's:\n  %s\n  %s" % (name, k, mine[k], klee[k]))
+        n += 1
+    if n == 0:
+        fail("no snapshot in " + snaps)
+    print("replayed %d snapshots: same sets" % n)
+
+
+def call_index(csv_path, function, line):
+    for i, r in enumerate(rows(csv_path)):
+        if r[0] == function and int(r[1]) == line:
+            return i + 1
+    fail("no analysed call of %s at line %d" % (function, line))
+
+
+def marked_line(src, mark):
+    for i, l in enumerate(open(src)):
+        if mark in l:
+            return i + 1
+    fail("no %s in %s" % (mark, src))
+
+
+def reachable(snap, roots):
+    objs = {o["id"]: o for o in snap["objects"]}
+    seen, work = set(), list(roots)
+    while work:
+        i = work.pop()
+        if i in seen or i not in objs:
+            continue
+        seen.add(i)
+        for p in objs[i]["pointers"]:
+            work += [t["object"] for t in p["targets"] if "object" in t]
+    return seen
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "fig1":
+        snaps, csv_path, pspa = sys.argv[2:5]
+        here = os.path.dirname(os.path.abspath(__file__))
+        line = marked_line(os.path.join(here, "fig1.c"), "// PSPA-CALL")
+        n = call_index(csv_path, "table_insert", line)
+        snap = json.load(open(os.path.join(snaps, "call-%d.json" % n)))
+        res = json.load(open(os.path.join(snaps, "call-%d.modref.json" % n)))
+        t1 = [t["object"] for t in snap["call"]["args"][0]["targets"]]
+        from_t1 = reachable(snap, t1)
+        objs = {o["id"]: o for o in snap["objects"]}
+        t1_array = {t["object"] for p in objs[t1[0]]["pointers"] if p["offset"] == 8 for t in p["targets"]}
+        arrays = {i for i in ids(res["mod"]) if any(l.startswith("heap:table_alloc:") and "@%d." % i in l for l in res["mod"])}
+        if arrays != t1_array:
+            fail("mod-set should hold exactly t1's bucket array %s, has %s" % (sorted(t1_array), sorted(arrays)))
+        stray = ids(res["mod"]) - from_t1
+        if stray:
+            fail("mod-set has objects not reachable from t1: %s" % sorted(stray))
+        elems = {i for i in ids(res["mod"]) if any(l.startswith("heap:table_insert:") and "@%d." % i in l for l in res["mod"])}
+        # t1 holds the 10 even keys, each an element and its value buffer.
+        if len(elems) != 20:
+            fail("expected t1's 10 elements and 10 buffers in the mod-set, got %d objects" % len(elems))
+        print("table_insert(t1, k1, \"foo\"): mod-set within t1 (%d labels)" % len(res["mod"]))
+        replay(snaps, pspa)
+    elif cmd == "replay":
+        replay(sys.argv[2], sys.argv[3])
+    elif cmd == "smaller":
+        spa, pspa, f = averages(sys.argv[2]), averages(sys.argv[3]), sys.argv[4]
+        (sm, sr), (pm, pr) = spa[f], pspa[f]
+        print("%s: SPA mod %.2f ref %.2f; PSPA mod %.2f ref %.2f" % (f, sm, sr, pm, pr))
+        if not (pm <= sm and pr < sr):
+            fail("PSPA is not smaller than SPA")
+    elif cmd == "labels":
+        snaps, csv_path, f, kind, line = sys.argv[2:7]
+        rest = sys.argv[7:]
+        want = rest[: rest.index("--not")] if "--not" in rest else rest
+        notwant = rest[rest.index("--not") + 1:] if "--not" in rest else []
+        n = call_index(csv_path, f, int(line))
+        res = json.load(open(os.path.join(snaps, "call-%d.modref.json" % n)))
+        got = strip(res[kind])
+        for w in want:
+            if w not in got:
+                fail("%s of %s: %s missing from %s" % (kind, f, w, got))
+        for w in notwant:
+            if w in got:
+                fail("%s of %s: %s should not be in %s" % (kind, f, w, got))
+        print("%s of %s at line %s: %s" % (kind, f, line, got))
+    else:
+        fail("unknown check " + cmd)
+
+
+main()

@@ -1,0 +1,18 @@
+// The plugin's statistics are columns of run.stats, shown by klee-stats.
+// RUN: %clang %s -o %t.bc
+// RUN: rm -rf %t.klee
+// RUN: %klee --pspa-analyze=f --output-dir=%t.klee %t.bc
+// RUN: %klee-stats --print-all --table-format=csv %t.klee | %FileCheck %s
+// CHECK: PspaAnalyses,PspaCalls,PspaFailures,PspaReuses,PspaTime
+// Three calls of f in one state shape: 1 analysis, 3 calls, 0 failures, 2 reuses.
+// CHECK: ,1,3,0,2,{{[0-9]+}}{{$}}
+#include "klee/klee.h"
+
+int g;
+void f(int *p) { *p += 1; }
+
+int main(void) {
+  for (int i = 0; i < 3; i++)
+    f(&g);
+  return g;
+}
