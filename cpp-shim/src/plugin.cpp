@@ -57,7 +57,7 @@ cl::list<std::string> PspaAnalyze(
 cl::opt<bool> PspaAnalyzeAll(
     "pspa-analyze-all",
     cl::desc("Analyse every call of a function with a body (paper 6.1). Also turned on by "
-             "the environment variable KLEE_PSPA_ANALYZE_ALL=1"),
+             "the environment variable KLEE_PLUGIN_PSPA_ANALYZE_ALL=1"),
     cl::init(false), cl::cat(klee::MiscCat));
 
 cl::opt<std::string> PspaDumpSnapshots(
@@ -172,7 +172,7 @@ public:
     module = &m;
     for (auto &f : PspaAnalyze)
       chosen.insert(f);
-    const char *env = getenv("KLEE_PSPA_ANALYZE_ALL");
+    const char *env = getenv("KLEE_PLUGIN_PSPA_ANALYZE_ALL");
     if (env && std::string(env) == "1")
       PspaAnalyzeAll = true;
     active = PspaAnalyzeAll || !chosen.empty();
