@@ -166,10 +166,12 @@ public:
   std::vector<CallLine> lines;
   unsigned dumped = 0;
   bool warned = false;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 
   void moduleReady(klee::Executor &ex, Module &m) override {
     executor = &ex;
     module = &m;
+    start = std::chrono::steady_clock::now();
     for (auto &f : PspaAnalyze)
       chosen.insert(f);
     const char *env = getenv("KLEE_PLUGIN_PSPA_ANALYZE_ALL");
@@ -345,7 +347,9 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
                  << " (reuse ratio " << format("%.4f", ratio) << ")\n";
   }
   llvm::errs() << "KLEE: done: pspa failures = " << statFailures.getValue() << "\n";
-  llvm::errs() << "KLEE: done: pspa time = " << format("%.3f", secs) << " s\n";
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  llvm::errs() << "KLEE: done: pspa time = " << format("%.3f", secs) << " s ("
+               << format("%.2f", total > 0 ? 100.0 * secs / total : 0.0) << "% of the run)\n";
   auto f = handler.openOutputFile("pspa-calls.csv");
   if (!f) {
     klee::klee_warning("pspa: cannot write pspa-calls.csv");
