@@ -134,7 +134,7 @@ impl<'p> Analysis<'p> {
         // somewhere (what SVF reports as average points-to size).
         let (mut n, mut total, mut max) = (0usize, 0u64, 0u64);
         for v in 0..prog.num_vars {
-            let len = s.points_to(v).len();
+            let len = s.points_to_len(v);
             if len > 0 {
                 n += 1;
                 total += len;

@@ -61,7 +61,16 @@ pub struct Layout {
     pub ty: LType,
     pub name: String,
     pub fields: Vec<FieldInfo>,
+    /// AbsFld of every byte of one instance, and whether a field starts there: computed
+    /// once, because the solver asks for them on every load and store (empty for types
+    /// larger than `TABLE_LIMIT`, which are walked instead).
+    byte_field: Vec<u32>,
+    byte_start: Vec<bool>,
+    bytes: u64,
 }
+
+/// Types up to this many bytes get per-byte tables.
+const TABLE_LIMIT: u64 = 1 << 16;
 
 impl Layout {
     pub fn new(name: impl Into<String>, ty: LType) -> Layout {
@@ -74,11 +83,16 @@ impl Layout {
         for f in &mut fields {
             f.strides.push(size);
         }
-        Layout { ty, name: name.into(), fields }
+        let (byte_field, byte_start) = if size <= TABLE_LIMIT {
+            ((0..size).map(|b| field_in(&ty, b)).collect(), (0..size).map(|b| starts_field(&ty, b)).collect())
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        Layout { ty, name: name.into(), fields, byte_field, byte_start, bytes: size }
     }
 
     pub fn size(&self) -> u64 {
-        self.ty.size()
+        self.bytes
     }
 
     pub fn abs_size(&self) -> u32 {
@@ -89,6 +103,9 @@ impl Layout {
     /// type go to a trailing (flexible) array if there is one, else wrap around (the object
     /// is an array of its type); negative offsets wrap the same way.
     pub fn field_at(&self, b: i64) -> u32 {
+        if b >= 0 && (b as usize) < self.byte_field.len() {
+            return self.byte_field[b as usize];
+        }
         let size = self.size() as i64;
         if size <= 0 {
             return 0;
@@ -101,13 +118,20 @@ impl Layout {
                 }
             }
         }
-        field_in(&self.ty, b.rem_euclid(size) as u64)
+        let r = b.rem_euclid(size) as usize;
+        if r < self.byte_field.len() {
+            return self.byte_field[r];
+        }
+        field_in(&self.ty, r as u64)
     }
 
     /// Whether byte `b` is where a primitive field (of some array element) starts. A
     /// pointer moved by a constant into the middle of a field is walking bytes (a char-wise
     /// loop), which a field abstraction cannot follow.
     pub fn is_field_start(&self, b: i64) -> bool {
+        if b >= 0 && (b as usize) < self.byte_start.len() {
+            return self.byte_start[b as usize];
+        }
         let size = self.size() as i64;
         if size <= 0 {
             return true;

@@ -77,10 +77,18 @@ pub fn compute(s: &Solver) -> ModRef {
     let nf = s.callees.len();
     let mut direct_mod = vec![RoaringBitmap::new(); nf];
     let mut direct_ref = vec![RoaringBitmap::new(); nf];
+    // Many accesses go through the same (merged) pointer node: compute its locations once.
+    let mut cache: rustc_hash::FxHashMap<(Node, Option<u64>, bool, bool), RoaringBitmap> = Default::default();
     for f in 0..nf {
         for (acc, deep) in &s.accesses[f] {
+            let key = (s.find_ro(acc.ptr), acc.size, acc.write, *deep);
+            let locs = cache.entry(key).or_insert_with(|| {
+                let mut out = RoaringBitmap::new();
+                access_locs(s, acc, *deep, &mut out);
+                out
+            });
             let out = if acc.write { &mut direct_mod[f] } else { &mut direct_ref[f] };
-            access_locs(s, acc, *deep, out);
+            *out |= &*locs;
         }
     }
     // Locals of each function.

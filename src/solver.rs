@@ -53,7 +53,12 @@ struct MemCopyState {
     tmp: Node,
     done_d: RoaringBitmap,
     done_s: RoaringBitmap,
+    /// Switched to linear (merged) mode.
+    merged: bool,
 }
+
+/// Above this many (destination, source) object pairs a memcopy goes through its merge node.
+const PAIRWISE_MEMCOPY: u64 = 4096;
 
 /// Counters reported by `pspa analyze` and the benchmarks.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -105,6 +110,8 @@ pub struct Solver<'p> {
     escaped: Vec<bool>,
     /// Field-insensitive objects: unknown type, or collapsed after an unknown offset.
     fi: Vec<bool>,
+    /// Field nodes of collapsed objects other than their base (not canonical).
+    noncanon: RoaringBitmap,
     model_vars: FxHashMap<(CallId, u32), Node>,
     pub stats: SolverStats,
 }
@@ -145,6 +152,7 @@ impl<'p> Solver<'p> {
             ext: 0,
             escaped: Vec::new(),
             fi: Vec::new(),
+            noncanon: RoaringBitmap::new(),
             model_vars: FxHashMap::default(),
             stats: SolverStats::default(),
         };
@@ -431,6 +439,7 @@ impl<'p> Solver<'p> {
             tmp,
             done_d: RoaringBitmap::new(),
             done_s: RoaringBitmap::new(),
+            merged: false,
         });
         self.add_complex(dst, Cx::MemCopy(id));
         self.add_complex(src, Cx::MemCopy(id));
@@ -879,12 +888,8 @@ impl<'p> Solver<'p> {
             let m = &self.memcopies[id as usize];
             (m.dst, m.src, m.tmp, m.size)
         };
-        let canon_set = |s: &Self, n: Node| -> RoaringBitmap {
-            let r = s.find_ro(n);
-            s.pts[r as usize].iter().map(|l| s.canon(l)).collect()
-        };
-        let d_all = canon_set(self, dst);
-        let s_all = canon_set(self, src);
+        let d_all = self.points_to(dst);
+        let s_all = self.points_to(src);
         let new_d = &d_all - &self.memcopies[id as usize].done_d;
         let new_s = &s_all - &self.memcopies[id as usize].done_s;
         if new_d.is_empty() && new_s.is_empty() {
@@ -892,17 +897,58 @@ impl<'p> Solver<'p> {
         }
         let old_d = self.memcopies[id as usize].done_d.clone();
         let mark = self.stats.copy_edges;
-        for (ds, ss) in [(&new_d, &s_all), (&old_d, &new_s)] {
-            for ld in ds.iter() {
-                for ls in ss.iter() {
-                    self.copy_object_contents(ld, ls, tmp, size);
+        let pairs = new_d.len() * s_all.len() + old_d.len() * new_s.len();
+        if pairs <= PAIRWISE_MEMCOPY || self.memcopies[id as usize].merged {
+            if !self.memcopies[id as usize].merged {
+                for (ds, ss) in [(&new_d, &s_all), (&old_d, &new_s)] {
+                    for ld in ds.iter() {
+                        for ls in ss.iter() {
+                            self.copy_object_contents(ld, ls, tmp, size);
+                        }
+                    }
                 }
+            } else {
+                self.merged_memcopy(tmp, size, &new_d, &new_s);
             }
+        } else {
+            // Many objects on both sides: every source flows to every destination through
+            // the merge node, linear instead of quadratic (a superset of the pairwise
+            // edges: sound, and the same for differently laid out pairs).
+            self.memcopies[id as usize].merged = true;
+            self.merged_memcopy(tmp, size, &d_all, &s_all);
         }
         let m = &mut self.memcopies[id as usize];
         m.done_d = d_all;
         m.done_s = s_all;
         self.stats.copy_edges != mark
+    }
+
+    /// Merged mode of a memcopy: sources' fields -> tmp -> destinations' fields.
+    fn merged_memcopy(&mut self, tmp: Node, size: Option<u64>, ds: &RoaringBitmap, ss: &RoaringBitmap) {
+        let fields = |s: &Self, l: Node| -> Vec<Node> {
+            let o = s.node_obj[l as usize];
+            let ob = &s.objs[o as usize];
+            if ob.kind == ObjKind::Func {
+                return Vec::new();
+            }
+            match size {
+                Some(n) => s.covering(l, n).iter().map(|f| s.canon(f)).collect(),
+                None => (ob.base..ob.base + if s.fi[o as usize] { 1 } else { ob.nfields }).collect(),
+            }
+        };
+        for ls in ss.iter() {
+            for f in fields(self, ls) {
+                self.add_edge(f, tmp);
+            }
+        }
+        for ld in ds.iter() {
+            if self.objs[self.node_obj[ld as usize] as usize].readonly {
+                continue;
+            }
+            for f in fields(self, ld) {
+                self.add_edge(tmp, f);
+            }
+        }
     }
 
     /// `size` bytes (whole objects when unknown) at ls flow to ld: field by field when both
@@ -992,6 +1038,9 @@ impl<'p> Solver<'p> {
             log::debug!("field-insensitive from now on: {}", self.objs[o as usize].label);
             let ob = &self.objs[o as usize];
             let (base, nf) = (ob.base, ob.nfields);
+            if nf > 1 {
+                self.noncanon.insert_range(base + 1..base + nf);
+            }
             // Merging the holders is enough: edges already added to or from any field now
             // reach the merged node, and later reads canonicalise to the base.
             for k in 1..nf {
@@ -1002,8 +1051,25 @@ impl<'p> Solver<'p> {
 
     /// Points-to set of a node, canonicalised (field-insensitive objects as their base).
     pub fn points_to(&self, n: Node) -> RoaringBitmap {
-        let r = self.find_ro(n);
-        self.pts[r as usize].iter().map(|l| self.canon(l)).collect()
+        let p = &self.pts[self.find_ro(n) as usize];
+        if p.is_disjoint(&self.noncanon) {
+            return p.clone();
+        }
+        let mut c = p - &self.noncanon;
+        for l in (p & &self.noncanon).iter() {
+            c.insert(self.canon(l));
+        }
+        c
+    }
+
+    /// Size of the canonical points-to set of a node (without building it when possible).
+    pub fn points_to_len(&self, n: Node) -> u64 {
+        let p = &self.pts[self.find_ro(n) as usize];
+        if p.is_disjoint(&self.noncanon) {
+            p.len()
+        } else {
+            self.points_to(n).len()
+        }
     }
 
     pub fn num_nodes(&self) -> usize {
