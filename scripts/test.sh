@@ -13,7 +13,7 @@ if [ ! -x "$klee_build/bin/klee" ]; then
   echo "KLEE tests: SKIPPED (no KLEE build at $klee_build/bin/klee; set KLEE_BUILD_DIR)"
 elif [ ! -f "$klee_src/include/klee/Core/Plugin.h" ]; then
   echo "KLEE tests: SKIPPED (no patched KLEE source at $klee_src; set KLEE_SRC_DIR and apply patches/klee-v3.2-pspa.patch)"
-elif ! nm -D "$klee_build/bin/klee" 2>/dev/null | grep -q registerPlugin; then
+elif ! nm -D "$klee_build/bin/klee" 2>/dev/null | grep registerPlugin >/dev/null; then
   echo "KLEE tests: SKIPPED ($klee_build/bin/klee was not built from the patched source: rebuild it)"
 else
   echo "KLEE tests: using $klee_build and $klee_src"
