@@ -14,7 +14,8 @@
 //! it is a bijection by construction (unlike the authors' tool, which zipped points-to sets
 //! in id order and never checked injectivity). The converse may fail when colours tie on
 //! objects that are not interchangeable: that costs a miss, never a wrong reuse. A hash of
-//! the form finds candidates; the forms themselves are compared before reuse.
+//! the form's sizes and colour multiset finds candidates; the forms themselves are compared
+//! before reuse.
 
 use crate::abstraction::{AbsLoc, AbstractState, Origin, PostState};
 use crate::facts::{FuncId, LayoutId, ObjId};
@@ -127,13 +128,6 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
     }
     let mut sig: Vec<(u32, u32, u64)> = Vec::new();
     let mut next = vec![0u64; n];
-    let distinct = |c: &[u64]| {
-        let mut v = c.to_vec();
-        v.sort_unstable();
-        v.dedup();
-        v.len()
-    };
-    let mut classes = distinct(&color);
     for _ in 0..WL_ROUNDS {
         for o in 0..n {
             sig.clear();
@@ -147,12 +141,6 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
             next[o] = hash_of(&(color[o], &sig));
         }
         std::mem::swap(&mut color, &mut next);
-        // Stable partition: more rounds would only rename the colours.
-        let c = distinct(&color);
-        if c == classes {
-            break;
-        }
-        classes = c;
     }
     // Breadth-first numbering from the roots, in colour order.
     let mut num = vec![u32::MAX; n];
@@ -178,8 +166,7 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
             visit(o, &mut num, &mut order, &mut queue);
         }
     }
-    let mut rest: Vec<u32> = (0..n as u32).collect();
-    rest.sort_by_key(|&o| (desc[o as usize].program.is_none(), desc[o as usize].program, color[o as usize]));
+    let mut rest: Option<Vec<u32>> = None;
     let mut ri = 0;
     let mut succ: Vec<(u32, u32, u64, u32)> = Vec::new();
     loop {
@@ -197,10 +184,15 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
         }
         // Objects not reached from the arguments: program objects first (fixed identity),
         // then the rest by colour.
-        while ri < n && num[rest[ri] as usize] != u32::MAX {
+        let rest = rest.get_or_insert_with(|| {
+            let mut r: Vec<u32> = (0..n as u32).filter(|&o| num[o as usize] == u32::MAX).collect();
+            r.sort_by_key(|&o| (desc[o as usize].program.is_none(), desc[o as usize].program, color[o as usize]));
+            r
+        });
+        while ri < rest.len() && num[rest[ri] as usize] != u32::MAX {
             ri += 1;
         }
-        if ri == n {
+        if ri == rest.len() {
             break;
         }
         visit(rest[ri], &mut num, &mut order, &mut queue);
@@ -209,8 +201,14 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
         AbsLoc::Field { obj, field } => CLoc::Field { obj: num[obj as usize], field },
         AbsLoc::Func(f) => CLoc::Func(f),
     };
-    let mut edges: Vec<(CLoc, CLoc)> = abs.edges.iter().map(|(h, t)| (cl(h), cl(t))).collect();
-    edges.sort_unstable();
+    // Edges in canonical order without a global sort: holders in canonical order, each
+    // holder's few edges sorted among themselves.
+    let mut edges: Vec<(CLoc, CLoc)> = Vec::with_capacity(abs.edges.len());
+    for &o in &order {
+        let from = edges.len();
+        edges.extend(abs.edges[start[o as usize] as usize..start[o as usize + 1] as usize].iter().map(|(h, t)| (cl(h), cl(t))));
+        edges[from..].sort_unstable();
+    }
     let args = abs
         .args
         .iter()
@@ -221,7 +219,11 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
         })
         .collect();
     let form = Form { function: abs.function, objects: order.iter().map(|&o| desc[o as usize]).collect(), args, edges };
-    Canon { hash: hash_of(&form), form, order }
+    // A cheap hash of the form: its sizes and the multiset of final colours (colour
+    // refinement does not depend on ids, so equal forms have equal colour multisets).
+    let mix = color.iter().fold(0u64, |a, &c| a.wrapping_add(c.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (c >> 29)));
+    let hash = hash_of(&(form.function, form.objects.len(), form.edges.len(), mix));
+    Canon { hash, form, order }
 }
 
 struct Entry {
