@@ -652,6 +652,10 @@ impl<'p> Solver<'p> {
             }
         }
         self.stats.nodes = self.rep.len();
+        if log::log_enabled!(log::Level::Debug) {
+            let (p, q, c) = self.bitmap_bytes();
+            log::debug!("points-to bitmaps: {} MB current, {} MB propagated, {} MB processed; {} copy edges", p >> 20, q >> 20, c >> 20, self.edges.len());
+        }
         self.stats.escaped_objects = self.escaped.iter().filter(|&&e| e).count();
     }
 
@@ -1070,6 +1074,13 @@ impl<'p> Solver<'p> {
         } else {
             self.points_to(n).len()
         }
+    }
+
+    /// Bytes held by the points-to bitmaps: (current, propagated, processed), for memory
+    /// diagnostics (`RUST_LOG=pspa=debug`).
+    pub fn bitmap_bytes(&self) -> (usize, usize, usize) {
+        let sum = |v: &Vec<RoaringBitmap>| v.iter().map(|b| b.serialized_size()).sum();
+        (sum(&self.pts), sum(&self.prev), sum(&self.cdone))
     }
 
     pub fn num_nodes(&self) -> usize {
