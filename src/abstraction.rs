@@ -1,7 +1,7 @@
 //! The abstraction Abs(s) of a projected memory graph (paper 4.2-4.3).
 //!
 //! Every object that exists in the state gets a *unique* allocation site: its static site
-//! plus its identity (`heap:table_insert:30@12`). Fields are mapped with AbsFld through the
+//! plus its identity (`heap:table_insert:32@12`). Fields are mapped with AbsFld through the
 //! layout of the object's type (arrays squeezed, struct fields kept); an object without a
 //! known type, or pointed to at a symbolic offset, is field-insensitive. Objects the
 //! analysed code allocates later keep the program's static sites. The result is an

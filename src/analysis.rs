@@ -57,7 +57,7 @@ impl<'p> Analysis<'p> {
         self.solver.prog
     }
 
-    /// The label of a location, e.g. `heap:table_insert:30.1`.
+    /// The label of a location, e.g. `heap:table_insert:32.1`.
     pub fn label(&self, loc: Node) -> String {
         let s = &self.solver;
         let o = s.obj_of(loc);

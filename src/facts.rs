@@ -37,7 +37,7 @@ impl ObjKind {
 
 #[derive(Clone, Debug)]
 pub struct Object {
-    /// The static site label without field suffix, e.g. `heap:table_insert:30`.
+    /// The static site label without field suffix, e.g. `heap:table_insert:32`.
     pub label: String,
     pub kind: ObjKind,
     /// None: field-insensitive from the start (unknown type).

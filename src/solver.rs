@@ -21,19 +21,27 @@ pub type Node = u32;
 const NONE: u32 = u32::MAX;
 
 /// An object as the solver sees it (the program's objects plus those added for seeding or
-/// allocated by models at indirect call sites).
+/// allocated by models at indirect call sites): the object and where its field nodes are.
+/// Derefs to the `Object`, so `ob.label`, `ob.kind`... read through.
 #[derive(Clone, Debug)]
 pub struct ObjInfo {
-    pub label: String,
-    pub kind: ObjKind,
-    pub layout: Option<LayoutId>,
-    pub owner: Option<FuncId>,
-    pub func: Option<FuncId>,
-    /// Constant memory: never written by an execution that goes on (see `Object::readonly`).
-    pub readonly: bool,
+    pub obj: Object,
     /// First field node.
     pub base: Node,
     pub nfields: u32,
+}
+
+impl std::ops::Deref for ObjInfo {
+    type Target = Object;
+    fn deref(&self) -> &Object {
+        &self.obj
+    }
+}
+
+impl std::ops::DerefMut for ObjInfo {
+    fn deref_mut(&mut self) -> &mut Object {
+        &mut self.obj
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -195,16 +203,7 @@ impl<'p> Solver<'p> {
             self.node_obj[n as usize] = id;
             self.node_field[n as usize] = f;
         }
-        self.objs.push(ObjInfo {
-            label: o.label,
-            kind: o.kind,
-            layout: o.layout,
-            owner: o.owner,
-            func: o.func,
-            readonly: o.readonly,
-            base,
-            nfields,
-        });
+        self.objs.push(ObjInfo { obj: o, base, nfields });
         self.escaped.push(false);
         self.fi.push(self.objs[id as usize].layout.is_none());
         id

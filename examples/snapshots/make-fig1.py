@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the hand-built pspa.snapshot/1 files of examples/fig1.c (the paper's Figure 1).
 
-The state is what the program holds right before line 58, `table_insert(t1, k1, "foo")`,
-with k1 = 1 (argc = 1): main's loop (line 53-56) inserted keys 0..19, even keys into t1 and
+The state is what the program holds right before line 25 of fig1.c, `table_insert(t1, k1, "foo")`,
+with k1 = 1 (argc = 1): main's loop (lines 20-23) inserted keys 0..19, even keys into t1 and
 odd keys into t2. The hash is k % 20, so every bucket holds exactly one element and each
 element's `next` is NULL. Object ids are arbitrary but fixed:
 
@@ -14,8 +14,8 @@ element's `next` is NULL. Object ids are arbitrary but fixed:
   5, 6, 7    the string literals @.str ("%u %9s"), @.str.1 ("...") and @.str.2 ("foo")
   8, 9       main's locals t1 and t2 (unreachable from the call's roots: projected away)
 
-fig1-insert.json: the call table_insert(t1, 1, "foo") at line 58.
-fig1-lookup.json: the call table_lookup(t2, k2) at line 59, after that insert ran: key 1
+fig1-insert.json: the call table_insert(t1, 1, "foo") at line 25.
+fig1-lookup.json: the call table_lookup(t2, k2) at line 26, after that insert ran: key 1
                   went into t1's bucket 1 as element 120 with buffer 220.
 fig1-chopped-*.json: the same two calls on one path where the insert is *skipped*, so the
                   lookup's state lacks element 120 and the insert's post-state is merged.
@@ -72,9 +72,9 @@ def snapshot(call, objs, path=None):
     return s
 
 
-insert = {"function": "table_insert", "line": 58,
+insert = {"function": "table_insert", "line": 25,
           "args": [{"targets": to(1)}, {"value": "int"}, {"targets": to(7)}]}
-lookup = {"function": "table_lookup", "line": 59,
+lookup = {"function": "table_lookup", "line": 26,
           "args": [{"targets": to(3)}, {"value": "int"}]}
 files = {
     "fig1-insert.json": snapshot(insert, state()),

@@ -5,38 +5,7 @@
 #include <stdio.h>
 
 #define N 20
-typedef struct elem_t { unsigned k; char *v; struct elem_t *next; } elem_t;
-typedef struct { unsigned n; elem_t **array; } table_t;
-
-table_t *table_alloc(unsigned n) {
-  table_t *t = malloc(sizeof(table_t));
-  t->array = calloc(sizeof(elem_t *), n);
-  t->n = n; OBS_TYPE(t, "struct.table_t"); OBS_TYPE(t->array, "%struct.elem_t*");
-  return t;
-}
-
-elem_t *table_lookup(table_t *t, unsigned k) {
-  unsigned int hash = k % t->n;
-  elem_t *e = t->array[hash];
-  while (e) {
-    if (e->k == k) break;
-    e = e->next;
-  }
-  return e;
-}
-
-void table_insert(table_t *t, unsigned k, char *v) {
-  elem_t *e = table_lookup(t, k);
-  if (!e) {
-    e = malloc(sizeof(elem_t));
-    e->v = malloc(10);
-    e->k = k; OBS_TYPE(e, "struct.elem_t");
-    int hash = k % t->n;
-    e->next = t->array[hash];
-    t->array[hash] = e;
-  }
-  strcpy(e->v, v);
-}
+#include "../../examples/fig1-table.h"
 
 int main(void) {
   table_t *t1 = table_alloc(N);
