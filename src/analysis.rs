@@ -48,8 +48,19 @@ pub fn analyze(prog: &Program) -> Analysis<'_> {
 pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<'p> {
     let t = Instant::now();
     solver.solve(entries);
+    log::debug!("solved; resident {} MB", resident_mb());
     let modref = modref::compute(&solver);
+    log::debug!("mod/ref computed; resident {} MB", resident_mb());
     Analysis { solver, modref, solve_ms: t.elapsed().as_secs_f64() * 1e3 }
+}
+
+/// Resident memory of this process (Linux), for the debug log; 0 elsewhere.
+pub fn resident_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .map(|kb| kb / 1024)
+        .unwrap_or(0)
 }
 
 impl<'p> Analysis<'p> {
@@ -89,10 +100,16 @@ impl<'p> Analysis<'p> {
 
     /// Points-to of every source-level pointer variable (`F::v`, `::g`).
     pub fn pointers(&self) -> BTreeMap<String, Vec<String>> {
+        self.pointers_where(|_| true)
+    }
+
+    /// Points-to of the source-level pointer variables whose name `keep` accepts.
+    pub fn pointers_where(&self, keep: impl Fn(&str) -> bool) -> BTreeMap<String, Vec<String>> {
         let s = &self.solver;
         self.prog()
             .source_vars
             .iter()
+            .filter(|v| keep(&v.name))
             .map(|v| (v.name.clone(), self.labels(&s.points_to(s.objs[v.obj as usize].base))))
             .collect()
     }
@@ -173,12 +190,14 @@ impl<'p> Analysis<'p> {
                 FunctionSets { modset: self.mod_of(f as FuncId), refset: self.ref_of(f as FuncId) },
             );
         }
-        let mut pointers = self.pointers();
-        let mut memory = self.memory();
-        if !only.is_empty() {
-            pointers.retain(|k, _| only.iter().any(|f| k.starts_with(&format!("{}::", f))));
-            memory.clear();
-        }
+        // With a function filter, label only what is reported: labelling every set of a
+        // large program costs gigabytes of strings.
+        let (pointers, memory) = if only.is_empty() {
+            (self.pointers(), self.memory())
+        } else {
+            let prefixes: Vec<String> = only.iter().map(|f| format!("{}::", f)).collect();
+            (self.pointers_where(|k| prefixes.iter().any(|p| k.starts_with(p))), BTreeMap::new())
+        };
         Report {
             schema: "pspa.analysis/1",
             module: prog.module.clone(),
