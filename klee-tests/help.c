@@ -9,13 +9,14 @@
 // CHECK-DAG: --pspa-max-resolutions=<uint>
 // CHECK-DAG: --pspa-mode=<value>
 // CHECK-DAG: --pspa-no-reuse
-// RUN: not %klee --pspa-mode=bogus %s 2>&1 | %FileCheck %s --check-prefix=BAD
+// RUN: %not %klee --pspa-mode=bogus %s 2>&1 | %FileCheck %s --check-prefix=BAD
 // BAD: Cannot find option named 'bogus'
 //
 // CMake refuses a KLEE tree without the patch, and a missing one, with a clear message.
 // RUN: rm -rf %t.src %t.b && mkdir -p %t.src/lib/Core && touch %t.src/lib/Core/Executor.h
-// RUN: not cmake -S %root -B %t.b -DKLEE_SRC_DIR=%t.src -DKLEE_BUILD_DIR=/nonexistent 2>&1 | %FileCheck %s --check-prefix=UNPATCHED
-// UNPATCHED: is not patched: run `git apply {{.*}}patches/klee-v3.2-pspa.patch`
-// RUN: not cmake -S %root -B %t.b -DKLEE_SRC_DIR=/nonexistent 2>&1 | %FileCheck %s --check-prefix=MISSING
+// (CMake wraps long messages: join the lines first.)
+// RUN: %not cmake -S %root -B %t.b -DKLEE_SRC_DIR=%t.src -DKLEE_BUILD_DIR=/nonexistent 2>&1 | tr -s '\n ' ' ' | %FileCheck %s --check-prefix=UNPATCHED
+// UNPATCHED: is not patched: run `git apply {{.*}}patches/klee-v3.2-pspa.patch` there and rebuild KLEE
+// RUN: %not cmake -S %root -B %t.b -DKLEE_SRC_DIR=/nonexistent 2>&1 | tr -s '\n ' ' ' | %FileCheck %s --check-prefix=MISSING
 // MISSING: KLEE source tree not found: set KLEE_SRC_DIR
 int main(void) { return 0; }

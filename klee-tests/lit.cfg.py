@@ -20,6 +20,8 @@ for what, path in (("klee", klee), ("plugin", plugin), ("pspa", pspa)):
     if not os.path.exists(path):
         lit_config.fatal("%s not found at %s" % (what, path))
 filecheck = shutil.which("FileCheck-14") or "/usr/lib/llvm-14/bin/FileCheck"
+# LLVM's `not` (llvm-14-tools): succeeds when the command fails.
+not_tool = shutil.which("not-14") or "/usr/lib/llvm-14/bin/not"
 klee_stats = os.path.join(klee_build, "bin", "klee-stats")
 include = os.path.join(os.environ.get("KLEE_SRC_DIR", "/opt/klee/src"), "include")
 
@@ -30,5 +32,6 @@ config.substitutions.append(("%pspa", pspa))
 config.substitutions.append(("%FileCheck", filecheck))
 config.substitutions.append(("%python", "python3"))
 config.substitutions.append(("%root", root))
+config.substitutions.append(("%not", not_tool))
 config.substitutions.append(("%checks", os.path.join(config.test_source_root, "checks.py")))
 config.environment["PATH"] = os.environ.get("PATH", "")
