@@ -183,8 +183,9 @@ public:
     for (auto &f : chosen)
       if (!m.getFunction(f))
         klee::klee_warning("pspa: --pspa-analyze: no function %s in the module", f.c_str());
-    engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m),
-                                                          m.getModuleIdentifier(),
+    // Strings cross as lossy UTF-8: a strict conversion would abort KLEE on odd bytes.
+    rust::String name = rust::String::lossy(m.getModuleIdentifier());
+    engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
                                                           PspaMode == Mode::SPA, !PspaNoReuse));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
@@ -193,7 +194,7 @@ public:
     }
     if (active && !PspaDumpSnapshots.empty()) {
       sys::fs::create_directories(PspaDumpSnapshots);
-      if (!pspa::engine_write_module(**engine, PspaDumpSnapshots + "/final.bc"))
+      if (!pspa::engine_write_module(**engine, rust::String::lossy(PspaDumpSnapshots + "/final.bc")))
         klee::klee_warning("pspa: cannot write %s/final.bc", PspaDumpSnapshots.c_str());
     }
   }
@@ -210,10 +211,11 @@ public:
     std::string dump;
     if (!PspaDumpSnapshots.empty())
       dump = PspaDumpSnapshots + "/call-" + std::to_string(++dumped) + ".json";
-    pspa::CallReport r = pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), dump);
+    pspa::CallReport r =
+        pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump));
     if (r.ok && !view.failure.empty()) {
       r.ok = false;
-      r.message = rust::String(view.failure);
+      r.message = rust::String::lossy(view.failure);
     }
     statTime += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok) {
@@ -274,7 +276,7 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
     if (c != plugin.castTypes.end())
       t = c->second;
   }
-  out.type_name = rust::String(t);
+  out.type_name = rust::String::lossy(t);
   return true;
 }
 
