@@ -110,6 +110,9 @@ pub struct CallSite {
     /// The object a model allocates at this site (`heap:F:LINE`), made by the front end for
     /// direct calls to allocators and for indirect calls (which may reach one).
     pub heap: Option<ObjId>,
+    /// Whether each argument's type can carry a pointer (the call's signature, checked
+    /// against indirect targets); None for calls the solver makes itself.
+    pub arg_ptr: Option<Vec<bool>>,
 }
 
 #[derive(Clone, Debug, Default)]

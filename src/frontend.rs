@@ -843,6 +843,10 @@ impl<'m> Front<'m> {
             }
         }
         let mut args = Vec::with_capacity(nargs as usize);
+        let mut arg_ptr = Vec::with_capacity(nargs as usize);
+        for k in 0..nargs {
+            arg_ptr.push(self.is_pointerish(LLVMTypeOf(LLVMGetOperand(i, k))));
+        }
         for k in 0..nargs {
             args.push(self.var(LLVMGetOperand(i, k)));
         }
@@ -896,7 +900,7 @@ impl<'m> Front<'m> {
             None
         };
         let id = self.prog.calls.len() as CallId;
-        self.prog.calls.push(CallSite { caller: self.cur, callee, args, ret, line, heap });
+        self.prog.calls.push(CallSite { caller: self.cur, callee, args, ret, line, heap, arg_ptr: Some(arg_ptr) });
         self.f().calls.push(id);
         Ok(())
     }

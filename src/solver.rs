@@ -81,6 +81,9 @@ pub struct SolverStats {
     pub indirect_call_targets: usize,
     /// Indirect call targets skipped because their arity cannot match the call.
     pub arity_mismatches: usize,
+    /// Indirect call targets skipped because pointer-carrying parameters or results do not
+    /// line up with the call's.
+    pub signature_mismatches: usize,
     /// Pointers moved into the middle of a field, now pointing to every field.
     pub spread_pointers: usize,
 }
@@ -491,6 +494,23 @@ impl<'p> Solver<'p> {
         !f.defined || f.model.is_some() || self.calls[c as usize].args.len() >= f.formals.len()
     }
 
+    /// Whether a call site of the program can call `g` without undefined behaviour: a
+    /// pointer-carrying argument or result may not meet a formal or return value that
+    /// carries none, nor the reverse (C11 6.5.2.2p9: the types are incompatible). Calls the
+    /// solver makes itself (callbacks of models, unknown code) are not checked.
+    fn signature_fits(&self, c: CallId, g: FuncId) -> bool {
+        let f = &self.prog.functions[g as usize];
+        if (c as usize) >= self.prog.calls.len() || !f.defined || f.model.is_some() {
+            return true;
+        }
+        let call = &self.calls[c as usize];
+        let Some(arg_ptr) = &call.arg_ptr else { return true };
+        // Formals are Some exactly when their type can carry a pointer; so is a call's result.
+        let args_fit = f.formals.iter().zip(arg_ptr).all(|(fo, &a)| fo.is_some() == a);
+        let ret_fits = call.ret.is_none() || f.ret.is_some();
+        args_fit && ret_fits
+    }
+
     fn model_var(&mut self, c: CallId, k: u32) -> Node {
         if let Some(&n) = self.model_vars.get(&(c, k)) {
             return n;
@@ -620,6 +640,7 @@ impl<'p> Solver<'p> {
                             ret: None,
                             line: call.line,
                             heap: None,
+                            arg_ptr: None,
                         };
                         self.calls.push(cb);
                         let id = (self.calls.len() - 1) as CallId;
@@ -836,10 +857,12 @@ impl<'p> Solver<'p> {
                 for loc in delta.iter() {
                     let o = self.node_obj[loc as usize];
                     if let Some(g) = self.objs[o as usize].func {
-                        if self.arity_fits(c, g) {
-                            self.bind(c, g);
-                        } else {
+                        if !self.arity_fits(c, g) {
                             self.stats.arity_mismatches += 1;
+                        } else if !self.signature_fits(c, g) {
+                            self.stats.signature_mismatches += 1;
+                        } else {
+                            self.bind(c, g);
                         }
                     }
                 }
@@ -875,6 +898,7 @@ impl<'p> Solver<'p> {
                             ret: Some(ext),
                             line: 0,
                             heap: None,
+                            arg_ptr: None,
                         });
                         let id = (self.calls.len() - 1) as CallId;
                         self.bind(id, g);

@@ -189,12 +189,13 @@ macro_rules! fixtures {
     };
 }
 
-fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf);
+fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature);
 
 #[test]
 fn every_fixture_is_listed() {
     let listed = [
         "fig1", "fields", "heap", "funcptr", "varargs", "memops", "casts", "libc", "unknown", "globals", "recursion", "typeconf",
+        "signature",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();
