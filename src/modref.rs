@@ -37,7 +37,7 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
         let mut work: Vec<Node> = targets.iter().collect();
         while let Some(l) = work.pop() {
             let o = s.obj_of(l);
-            if !seen.insert(o) {
+            if !seen.insert(o) || s.objs[o as usize].kind == ObjKind::Func {
                 continue;
             }
             if acc.write && s.objs[o as usize].readonly {
@@ -59,6 +59,9 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
         return;
     }
     for l in targets.iter() {
+        if s.objs[s.obj_of(l) as usize].kind == ObjKind::Func {
+            continue; // code is not data: no call reads or writes a function's bytes
+        }
         if acc.write && s.objs[s.obj_of(l) as usize].readonly {
             continue; // writing constant memory faults: not a side effect of a returning call
         }

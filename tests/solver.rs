@@ -161,3 +161,32 @@ fn constant_memory_is_never_written() {
     assert_eq!(labels(&s, s.loc(buf, 0)), vec!["global:x.*"]);
     assert_eq!(labels(&s, r), vec!["global:x.*"]);
 }
+
+#[test]
+fn code_is_never_in_a_mod_or_ref_set() {
+    // p may point to a buffer or to a function (a `void *` that once held a callback);
+    // a whole-object write through p (memset-like) and a deep read can touch the buffer
+    // only: a function's bytes are code, not data.
+    let mut p = Program::default();
+    let buf = obj(&mut p, "global:buf", None);
+    let ptr = p.new_var();
+    let g = func(&mut p, "g", vec![]);
+    let gobj = p.functions[g as usize].obj;
+    let f = func(
+        &mut p,
+        "f",
+        vec![Constraint::AddrOf { dst: ptr, obj: buf, offset: 0 }, Constraint::AddrOf { dst: ptr, obj: gobj, offset: 0 }],
+    );
+    p.functions[f as usize].accesses = vec![
+        Access { ptr, size: None, write: true },
+        Access { ptr, size: Some(8), write: false },
+    ];
+    let mut s = Solver::new(&p);
+    s.solve(&[f]);
+    let mr = pspa::modref::compute(&s);
+    let names = |set: &roaring::RoaringBitmap| -> Vec<String> {
+        set.iter().map(|l| s.objs[s.obj_of(l) as usize].label.clone()).collect()
+    };
+    assert_eq!(names(&mr.modset[f as usize]), vec!["global:buf"]);
+    assert_eq!(names(&mr.refset[f as usize]), vec!["global:buf"]);
+}
