@@ -14,7 +14,7 @@ use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Program};
 use crate::memory_graph::MemoryGraph;
 use crate::state::{StateObjId, Target};
 use anyhow::{bail, Result};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Where an abstract object comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,7 +101,7 @@ impl AbstractState {
         }
         let mut st = AbsStats { projected_objects: g.objects.len(), ..Default::default() };
         let mut a = AbstractState { function, ..Default::default() };
-        let globals: FxHashMap<StateObjId, &str> = g.globals.iter().map(|(n, id)| (*id, n.as_str())).collect();
+        let globals: FxHashSet<StateObjId> = g.globals.iter().map(|(_, id)| *id).collect();
         for (o, _) in &g.objects {
             let id = &o.id;
             let kind = match o.site.split(':').next() {
@@ -117,16 +117,18 @@ impl AbstractState {
                     None => bail!("object {}: unknown type `{}`", id, t),
                 },
             };
-            let origin = match globals.get(id) {
-                Some(name) => match prog.object_by_label(&format!("global:{}", name)) {
+            let origin = if globals.contains(id) {
+                // The object of a global is labelled `global:NAME`, the program's label.
+                match prog.object_by_label(&o.site) {
                     Some(po) => {
                         // The code addresses the program's object; its layout wins.
                         layout = prog.objects[po as usize].layout;
                         Origin::Program(po)
                     }
-                    None => bail!("global `{}` is not in the module", name),
-                },
-                None => Origin::Unique(*id),
+                    None => bail!("global `{}` is not in the module", o.site.trim_start_matches("global:")),
+                }
+            } else {
+                Origin::Unique(*id)
             };
             if g.symbolic_offset.contains(id) {
                 st.symbolic_offsets += 1;
@@ -191,7 +193,7 @@ impl AbstractState {
 
     /// Merge an earlier skipped call's post-state (paper 6.2): its objects and edges join
     /// this state; an object field-insensitive in either becomes field-insensitive.
-    pub fn merge(&mut self, prog: &Program, post: &PostState) {
+    pub fn merge(&mut self, post: &PostState) {
         let mut index: FxHashMap<Origin, u32> =
             self.objects.iter().enumerate().map(|(i, o)| (o.origin, i as u32)).collect();
         let mut map = Vec::with_capacity(post.objects.len());
@@ -219,12 +221,12 @@ impl AbstractState {
         self.edges.sort_unstable();
         self.edges.dedup();
         for i in collapse {
-            self.collapse(prog, i);
+            self.collapse(i);
         }
     }
 
     /// Make an object field-insensitive, keeping the state admissible.
-    pub fn collapse(&mut self, _prog: &Program, obj: u32) {
+    pub fn collapse(&mut self, obj: u32) {
         if self.objects[obj as usize].layout.is_none() {
             return;
         }

@@ -6,7 +6,9 @@
 
 use crate::facts::FuncId;
 use crate::frontend::{FrontOptions, Module};
-use crate::session::{strip_unique, Session};
+use crate::local::CallResult;
+use crate::memory_graph::MemoryGraph;
+use crate::session::{ModRefReport, Session};
 use crate::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -195,29 +197,31 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             message: String::new(),
         });
     }
-    let view = KleeState { view: state, session, function: f };
+    // One pass over the C++ view (it borrows the session for names), then the analysis.
+    let g = MemoryGraph::project(&KleeState { view: state, session, function: f })?;
+    let (abs, result, stats) = session.analyze_graph(&g, None, false)?;
     if !dump.is_empty() {
-        let snap = crate::snapshot::record(&view, "final.bc", None, false)?;
-        std::fs::write(dump, serde_json::to_string_pretty(&snap)? + "\n")?;
-    }
-    // The view borrows the session for labels; analysis needs it mutably: resolve labels
-    // first into an owned state.
-    let owned = OwnedState::capture(&view)?;
-    let mut rep = session.analyze_state(&owned, None, false)?;
-    if !dump.is_empty() {
+        std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(&g, "final.bc", None, false))? + "\n")?;
         // The sets KLEE saw, next to the snapshot: replaying it must give the same.
-        rep.snapshot = dump.to_string();
+        let rep = ModRefReport {
+            schema: "pspa.modref/1",
+            snapshot: dump.to_string(),
+            function: g.function.clone(),
+            modset: CallResult::labels(&abs, &result.modset),
+            refset: CallResult::labels(&abs, &result.refset),
+            stats: stats.clone(),
+        };
         let out = dump.strip_suffix(".json").unwrap_or(dump).to_string() + ".modref.json";
         std::fs::write(out, serde_json::to_string_pretty(&rep)? + "\n")?;
     }
     Ok(ffi::CallReport {
         ok: true,
-        reused: rep.stats.reused,
-        mod_size: rep.modset.len(),
-        ref_size: rep.refset.len(),
-        mod_stripped: strip_unique(&rep.modset).len(),
-        ref_stripped: strip_unique(&rep.refset).len(),
-        projected_objects: rep.stats.abstraction.projected_objects,
+        reused: stats.reused,
+        mod_size: result.modset.len(),
+        ref_size: result.refset.len(),
+        mod_stripped: CallResult::stripped_len(&abs, &result.modset),
+        ref_stripped: CallResult::stripped_len(&abs, &result.refset),
+        projected_objects: stats.abstraction.projected_objects,
         micros: 0,
         message: String::new(),
     })
@@ -295,40 +299,5 @@ impl SymbolicState for KleeState<'_> {
             .iter()
             .map(|s| PointerSlot { offset: s.offset, targets: s.targets.iter().map(|t| self.target(t)).collect() })
             .collect()
-    }
-}
-
-/// The projection of a state captured into owned data (one pass over the C++ view).
-struct OwnedState {
-    function: String,
-    args: Vec<Option<Vec<Target>>>,
-    globals: Vec<(String, StateObjId)>,
-    objects: rustc_hash::FxHashMap<StateObjId, (StateObject, Vec<PointerSlot>)>,
-}
-
-impl OwnedState {
-    fn capture(st: &dyn SymbolicState) -> anyhow::Result<OwnedState> {
-        let g = crate::memory_graph::MemoryGraph::project(st)?;
-        Ok(OwnedState {
-            function: g.function,
-            args: g.args,
-            globals: g.globals,
-            objects: g.objects.into_iter().map(|(o, s)| (o.id, (o, s))).collect(),
-        })
-    }
-}
-
-impl SymbolicState for OwnedState {
-    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
-        (&self.function, self.args.clone())
-    }
-    fn globals(&self) -> Vec<(String, StateObjId)> {
-        self.globals.clone()
-    }
-    fn object(&self, id: StateObjId) -> Option<StateObject> {
-        self.objects.get(&id).map(|(o, _)| o.clone())
-    }
-    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
-        self.objects.get(&id).map(|(_, s)| s.clone()).unwrap_or_default()
     }
 }

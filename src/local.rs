@@ -33,6 +33,21 @@ pub struct CallResult {
 }
 
 impl CallResult {
+    /// How many locations remain once `@ID` is stripped (the paper's Table 1 measure),
+    /// counted without building labels: `SITE@ID.f` and the static `SITE.f` are one.
+    pub fn stripped_len(abs: &AbstractState, locs: &[ResLoc]) -> usize {
+        fn key<'a>(abs: &'a AbstractState, l: &'a ResLoc) -> (&'a str, Option<u32>) {
+            match l {
+                ResLoc::Abs { obj, field } => (abs.objects[*obj as usize].site.as_str(), *field),
+                ResLoc::Static(label) => {
+                    let (site, f) = label.rsplit_once('.').unwrap_or((label.as_str(), "*"));
+                    (site, f.parse().ok())
+                }
+            }
+        }
+        locs.iter().map(|l| key(abs, l)).collect::<rustc_hash::FxHashSet<_>>().len()
+    }
+
     /// Labels of result locations in state `abs` (sorted, as `pspa analyze` prints them).
     pub fn labels(abs: &AbstractState, locs: &[ResLoc]) -> Vec<String> {
         let mut v: Vec<String> = locs
@@ -60,7 +75,7 @@ pub struct CallAnalysis<'p> {
 pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<'p> {
     let t = Instant::now();
     // Globals of the state take their contents from it, not from their initialisers.
-    let from_state: Vec<ObjId> = abs
+    let from_state: rustc_hash::FxHashSet<ObjId> = abs
         .objects
         .iter()
         .filter_map(|o| match o.origin {

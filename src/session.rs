@@ -171,25 +171,46 @@ impl Session {
     pub fn analyze_state(&mut self, st: &dyn SymbolicState, path: Option<&str>, skipped: bool) -> Result<ModRefReport> {
         let t = Instant::now();
         let g = MemoryGraph::project(st)?;
+        let (abs, result, mut stats) = self.analyze_graph(&g, path, skipped)?;
+        stats.total_ms = t.elapsed().as_secs_f64() * 1e3;
+        Ok(ModRefReport {
+            schema: "pspa.modref/1",
+            snapshot: String::new(),
+            function: g.function.clone(),
+            modset: CallResult::labels(&abs, &result.modset),
+            refset: CallResult::labels(&abs, &result.refset),
+            stats,
+        })
+    }
+
+    /// The analysis of a projected state, without labels: the initial abstract state and
+    /// the result relative to it (what the KLEE plugin needs on its hot path).
+    pub fn analyze_graph(
+        &mut self,
+        g: &MemoryGraph,
+        path: Option<&str>,
+        skipped: bool,
+    ) -> Result<(AbstractState, CallResult, CallStats)> {
+        let t = Instant::now();
         for (o, _) in &g.objects {
             if let Some(ty) = &o.ty {
                 if !self.type_layouts.contains_key(ty) {
-                    self.layout_for(&ty.clone());
+                    self.layout_for(ty);
                 }
             }
         }
         let cache = &self.type_layouts;
         let (mut abs, abs_stats) =
-            AbstractState::abstract_graph(&self.prog, &g, &|name: &str| cache.get(name).copied().flatten())?;
+            AbstractState::abstract_graph(&self.prog, g, &|name: &str| cache.get(name).copied().flatten())?;
         let mut merged = 0;
         if let Some(p) = path {
             for post in self.paths.get(p).map(|v| v.as_slice()).unwrap_or(&[]) {
-                abs.merge(&self.prog, post);
+                abs.merge(post);
                 merged += 1;
             }
         }
         let need_post = path.is_some() && skipped;
-        let (result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post);
+        let (mut result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post);
         let stats = CallStats {
             abstraction: abs_stats,
             merged_post_states: merged,
@@ -198,18 +219,9 @@ impl Session {
             solve_ms,
             total_ms: t.elapsed().as_secs_f64() * 1e3,
         };
-        let modset = CallResult::labels(&abs, &result.modset);
-        let refset = CallResult::labels(&abs, &result.refset);
         if let (Some(p), true) = (path, need_post) {
-            self.paths.entry(p.to_string()).or_default().push(result.post);
+            self.paths.entry(p.to_string()).or_default().push(std::mem::take(&mut result.post));
         }
-        Ok(ModRefReport {
-            schema: "pspa.modref/1",
-            snapshot: String::new(),
-            function: g.function.clone(),
-            modset,
-            refset,
-            stats,
-        })
+        Ok((abs, result, stats))
     }
 }

@@ -221,12 +221,11 @@ impl SymbolicState for LoadedSnapshot {
     }
 }
 
-/// Record a state as a snapshot: the call, the globals, and the objects the call can
-/// reach (its projection: replaying it gives the same analysis).
-pub fn record(st: &dyn SymbolicState, module: &str, path: Option<String>, skipped: bool) -> Result<Snapshot> {
-    let g = crate::memory_graph::MemoryGraph::project(st)?;
+/// Record a projected state as a snapshot: the call, the globals, and the objects the call
+/// can reach (replaying it gives the same analysis).
+pub fn record(g: &crate::memory_graph::MemoryGraph, module: &str, path: Option<String>, skipped: bool) -> Snapshot {
     let conv = |ts: &[Target]| ts.iter().map(SnapTarget::from_target).collect::<Vec<_>>();
-    Ok(Snapshot {
+    Snapshot {
         schema: SCHEMA.to_string(),
         module: module.to_string(),
         path,
@@ -255,5 +254,5 @@ pub fn record(st: &dyn SymbolicState, module: &str, path: Option<String>, skippe
                 pointers: slots.iter().map(|s| SnapSlot { offset: s.offset, targets: conv(&s.targets) }).collect(),
             })
             .collect(),
-    })
+    }
 }

@@ -255,11 +255,6 @@ pub struct SummaryCache {
     pub stats: ReuseStats,
 }
 
-/// The object map of a hit: cached abstract object -> new abstract object.
-pub struct Hit {
-    pub map: Vec<u32>,
-}
-
 impl SummaryCache {
     pub fn new(entries_per_function: usize) -> SummaryCache {
         SummaryCache {

@@ -350,3 +350,19 @@ fn cli_json_shape_and_strip_unique() {
     assert_eq!(a[1]["function"], "table_lookup");
     assert!(a[1]["stats"]["solve_ms"].is_number());
 }
+
+#[test]
+fn stripped_size_without_labels_matches_the_labels() {
+    // The KLEE plugin counts Table 1 sizes without rendering labels; it must agree with
+    // `--strip-unique` on the same call (fig1-insert: 5 mod, 8 ref, from the test above).
+    let snap = LoadedSnapshot::load(&root().join("examples/snapshots/fig1-insert.json")).unwrap();
+    let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
+    let g = pspa::memory_graph::MemoryGraph::project(&snap).unwrap();
+    let (abs, res, _) = s.analyze_graph(&g, None, false).unwrap();
+    use pspa::local::CallResult;
+    for locs in [&res.modset, &res.refset] {
+        assert_eq!(CallResult::stripped_len(&abs, locs), strip_unique(&CallResult::labels(&abs, locs)).len());
+    }
+    assert_eq!(CallResult::stripped_len(&abs, &res.modset), 5);
+    assert_eq!(CallResult::stripped_len(&abs, &res.refset), 8);
+}

@@ -36,6 +36,14 @@ fn fresh(v: &Value) -> ModRefReport {
     analyze(&mut s, v)
 }
 
+/// The report on `b` analysed right after `a` (so it may reuse a's summary), and the
+/// report of a fresh analysis of `b`.
+fn after_and_fresh(a: &Value, b: &Value) -> (ModRefReport, ModRefReport) {
+    let mut s = session();
+    analyze(&mut s, a);
+    (analyze(&mut s, b), fresh(b))
+}
+
 /// A Figure 1 state at `table_insert(t1, k, "foo")`: t1 and t2 with the given elements.
 /// Each element is (table 1 or 2, bucket 0..19, typed); elements of one bucket are chained
 /// in order. Ids are `id_of` of the fixed ids of make-fig1.py; `shuffle` reorders objects.
@@ -243,10 +251,7 @@ proptest! {
         let a = fig1_state(&elems, &|id| id, &[]);
         let perm = move |id: u64| 10_000 + id * (2 * mul + 1);
         let b = fig1_state(&elems, &perm, &order);
-        let mut s = session();
-        analyze(&mut s, &a);
-        let rb = analyze(&mut s, &b);
-        let fb = fresh(&b);
+        let (rb, fb) = after_and_fresh(&a, &b);
         prop_assert_eq!(&rb.modset, &fb.modset);
         prop_assert_eq!(&rb.refset, &fb.refset);
         prop_assert!(rb.stats.reused);
@@ -258,10 +263,7 @@ proptest! {
     fn reuse_is_never_wrong(e1 in elems_strategy(), e2 in elems_strategy()) {
         let a = fig1_state(&e1, &|id| id, &[]);
         let b = fig1_state(&e2, &|id| id + 50_000, &[]);
-        let mut s = session();
-        analyze(&mut s, &a);
-        let rb = analyze(&mut s, &b);
-        let fb = fresh(&b);
+        let (rb, fb) = after_and_fresh(&a, &b);
         prop_assert_eq!(&rb.modset, &fb.modset);
         prop_assert_eq!(&rb.refset, &fb.refset);
     }

@@ -118,10 +118,7 @@ PspaPlugin *thePlugin;
 class KleeStateView : public pspa::StateView {
 public:
   KleeStateView(PspaPlugin &p, klee::ExecutionState &s, std::vector<klee::ref<klee::Expr>> &args)
-      : plugin(p), state(s), args(args) {
-    for (auto it = state.addressSpace.objects.begin(), ie = state.addressSpace.objects.end(); it != ie; ++it)
-      byId[it->first->id] = it->first;
-  }
+      : plugin(p), state(s), args(args) {}
 
   std::size_t num_args() const override { return args.size(); }
 
@@ -131,13 +128,7 @@ public:
     return targets(args[i], out) && !out.empty();
   }
 
-  rust::Vec<pspa::GlobalFfi> globals() const override {
-    rust::Vec<pspa::GlobalFfi> v;
-    for (auto &kv : byId)
-      if (kv.second->allocSite && isa<GlobalVariable>(kv.second->allocSite))
-        v.push_back(pspa::GlobalFfi{reinterpret_cast<std::size_t>(kv.second->allocSite), kv.first});
-    return v;
-  }
+  rust::Vec<pspa::GlobalFfi> globals() const override;
 
   bool object(std::uint64_t id, pspa::ObjectFfi &out) const override;
   rust::Vec<pspa::SlotFfi> pointer_slots(std::uint64_t id) const override;
@@ -151,7 +142,9 @@ private:
   PspaPlugin &plugin;
   klee::ExecutionState &state;
   std::vector<klee::ref<klee::Expr>> &args;
-  std::map<std::uint64_t, const klee::MemoryObject *> byId;
+  /// The objects met so far (globals and pointer targets): the core asks only for those,
+  /// so no call walks the whole address space.
+  mutable std::unordered_map<std::uint64_t, const klee::MemoryObject *> known;
 };
 
 class PspaPlugin : public klee::Plugin {
@@ -164,6 +157,10 @@ public:
   /// Types inferred from the first cast of an object's base pointer (paper, section 5).
   std::unordered_map<std::uint64_t, std::string> castTypes;
   std::vector<CallLine> lines;
+  /// The objects of global variables, found once: KLEE allocates them all before main and
+  /// every state shares them.
+  std::vector<const klee::MemoryObject *> globalObjects;
+  bool globalsFound = false;
   unsigned dumped = 0;
   bool warned = false;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
@@ -256,9 +253,24 @@ public:
   void runFinished(klee::InterpreterHandler &handler) override;
 };
 
+rust::Vec<pspa::GlobalFfi> KleeStateView::globals() const {
+  if (!plugin.globalsFound) {
+    for (auto it = state.addressSpace.objects.begin(), ie = state.addressSpace.objects.end(); it != ie; ++it)
+      if (it->first->allocSite && isa<GlobalVariable>(it->first->allocSite))
+        plugin.globalObjects.push_back(it->first);
+    plugin.globalsFound = true;
+  }
+  rust::Vec<pspa::GlobalFfi> v;
+  for (const klee::MemoryObject *mo : plugin.globalObjects) {
+    known[mo->id] = mo;
+    v.push_back(pspa::GlobalFfi{reinterpret_cast<std::size_t>(mo->allocSite), mo->id});
+  }
+  return v;
+}
+
 bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
-  auto it = byId.find(id);
-  if (it == byId.end())
+  auto it = known.find(id);
+  if (it == known.end())
     return false;
   const klee::MemoryObject *mo = it->second;
   out.id = id;
@@ -293,10 +305,12 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> 
     if (!state.addressSpace.resolveOne(ce, op))
       return true; // not an address: an integer
     const klee::MemoryObject *mo = op.first;
-    if (mo->allocSite && isa<Function>(mo->allocSite))
+    if (mo->allocSite && isa<Function>(mo->allocSite)) {
       out.push_back(pspa::TargetFfi{1, 0, 0, false, reinterpret_cast<std::size_t>(mo->allocSite)});
-    else
+    } else {
+      known[mo->id] = mo;
       out.push_back(pspa::TargetFfi{0, mo->id, v - mo->address, true, 0});
+    }
     return true;
   }
   // A symbolic value: every object it may point into (KLEE's own resolution), at an
@@ -308,15 +322,17 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> 
     failure = "a symbolic pointer may point to too many objects";
     return false;
   }
-  for (auto &p : rl)
+  for (auto &p : rl) {
+    known[p.first->id] = p.first;
     out.push_back(pspa::TargetFfi{0, p.first->id, 0, false, 0});
+  }
   return true;
 }
 
 rust::Vec<pspa::SlotFfi> KleeStateView::pointer_slots(std::uint64_t id) const {
   rust::Vec<pspa::SlotFfi> v;
-  auto it = byId.find(id);
-  if (it == byId.end())
+  auto it = known.find(id);
+  if (it == known.end())
     return v;
   const klee::MemoryObject *mo = it->second;
   if (mo->allocSite && isa<Function>(mo->allocSite))
