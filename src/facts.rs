@@ -24,6 +24,19 @@ pub enum ObjKind {
     Func,
 }
 
+impl Object {
+    /// A function's object: code, not data. Nothing reads or writes its bytes, so an
+    /// imprecise pointer to it does not make it a hub.
+    pub fn is_code(&self) -> bool {
+        self.kind == ObjKind::Func
+    }
+
+    /// Whether an execution that goes on can have written it: not code, not constant.
+    pub fn is_writable(&self) -> bool {
+        !self.is_code() && !self.readonly
+    }
+}
+
 impl ObjKind {
     pub fn prefix(self) -> &'static str {
         match self {

@@ -37,10 +37,10 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
         let mut work: Vec<Node> = targets.iter().collect();
         while let Some(l) = work.pop() {
             let o = s.obj_of(l);
-            if !seen.insert(o) || s.objs[o as usize].kind == ObjKind::Func {
+            if !seen.insert(o) || s.objs[o as usize].is_code() {
                 continue;
             }
-            if acc.write && s.objs[o as usize].readonly {
+            if acc.write && !s.objs[o as usize].is_writable() {
                 // Not written, but what it points to may be.
                 let mut fields = RoaringBitmap::new();
                 object_locs(s, l, &mut fields);
@@ -59,10 +59,10 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
         return;
     }
     for l in targets.iter() {
-        if s.objs[s.obj_of(l) as usize].kind == ObjKind::Func {
+        if s.objs[s.obj_of(l) as usize].is_code() {
             continue; // code is not data: no call reads or writes a function's bytes
         }
-        if acc.write && s.objs[s.obj_of(l) as usize].readonly {
+        if acc.write && !s.objs[s.obj_of(l) as usize].is_writable() {
             continue; // writing constant memory faults: not a side effect of a returning call
         }
         match acc.size {

@@ -797,7 +797,7 @@ impl<'p> Solver<'p> {
         let c = self.canon(loc);
         let o = self.node_obj[c as usize];
         let ob = &self.objs[o as usize];
-        if ob.kind == ObjKind::Func {
+        if ob.is_code() {
             // Code is not data: reading it yields no pointer, writing it is undefined.
             // Without this, an imprecise store through a function pointer would make
             // every function a hub that points everywhere.
@@ -827,7 +827,7 @@ impl<'p> Solver<'p> {
             }
             Cx::Store { src, size } => {
                 for loc in delta.iter() {
-                    if self.objs[self.node_obj[loc as usize] as usize].readonly {
+                    if !self.objs[self.node_obj[loc as usize] as usize].is_writable() {
                         continue; // a store there faults: nothing flows on
                     }
                     for f in self.covering(loc, size).iter() {
@@ -877,8 +877,8 @@ impl<'p> Solver<'p> {
                     self.escaped[o as usize] = true;
                     let ext = self.ext;
                     let (base, nf) = (self.objs[o as usize].base, self.objs[o as usize].nfields);
-                    let nf = if self.objs[o as usize].kind == ObjKind::Func { 0 } else { nf };
-                    let ro = self.objs[o as usize].readonly;
+                    let nf = if self.objs[o as usize].is_code() { 0 } else { nf };
+                    let ro = !self.objs[o as usize].is_writable();
                     for k in 0..nf {
                         self.add_pts(ext, base + k);
                         self.add_edge(base + k, ext);
@@ -955,7 +955,7 @@ impl<'p> Solver<'p> {
         let fields = |s: &Self, l: Node| -> Vec<Node> {
             let o = s.node_obj[l as usize];
             let ob = &s.objs[o as usize];
-            if ob.kind == ObjKind::Func {
+            if ob.is_code() {
                 return Vec::new();
             }
             match size {
@@ -969,7 +969,7 @@ impl<'p> Solver<'p> {
             }
         }
         for ld in ds.iter() {
-            if self.objs[self.node_obj[ld as usize] as usize].readonly {
+            if !self.objs[self.node_obj[ld as usize] as usize].is_writable() {
                 continue;
             }
             for f in fields(self, ld) {
@@ -982,11 +982,8 @@ impl<'p> Solver<'p> {
     /// have the same layout and position, else through one merge node (sound, linear).
     fn copy_object_contents(&mut self, ld: Node, ls: Node, tmp: Node, size: Option<u64>) {
         let (od, os) = (self.node_obj[ld as usize], self.node_obj[ls as usize]);
-        if self.objs[od as usize].kind == ObjKind::Func || self.objs[os as usize].kind == ObjKind::Func {
-            return; // code is not data (see `covering`)
-        }
-        if self.objs[od as usize].readonly {
-            return; // writing constant memory faults
+        if !self.objs[od as usize].is_writable() || self.objs[os as usize].is_code() {
+            return; // code is not data; constant memory is never written
         }
         let fields = |s: &Self, l: Node, o: ObjId| -> Vec<Node> {
             match size {
