@@ -120,17 +120,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // Reuse counters summed over sessions (one per module).
             let mut reuse = pspa::summaries::ReuseStats::default();
             for s in sessions.values() {
-                let r = s.reuse_stats();
-                reuse.invocations += r.invocations;
-                reuse.analyses += r.analyses;
-                reuse.reuse_hits += r.reuse_hits;
-                reuse.check_ms += r.check_ms;
-                reuse.solve_ms += r.solve_ms;
-                reuse.entries += r.entries;
-                reuse.evictions += r.evictions;
-                reuse.entries_per_function = r.entries_per_function;
+                reuse.add(&s.reuse_stats());
             }
-            reuse.reuse_ratio = reuse.reuse_hits as f64 / reuse.invocations.max(1) as f64;
             let text = if json {
                 let mut v = if reports.len() == 1 { serde_json::to_value(&reports[0])? } else { serde_json::to_value(&reports)? };
                 if stats {

@@ -104,7 +104,10 @@ pub fn compute(s: &Solver) -> ModRef {
             locals[owner as usize] |= l;
         }
     }
-    let sccs = call_graph_sccs(&s.callees);
+    // Only functions the solve reached (and unknown code) can have effects: a local
+    // analysis reaches few of a large module's functions.
+    let roots = (0..nf as FuncId).filter(|&f| f as usize == nf - 1 || s.live[f as usize] || !s.callees[f as usize].is_empty());
+    let sccs = crate::scc::tarjan(nf, roots, |f| &s.callees[f as usize]);
     let mut comp_of = vec![usize::MAX; nf];
     for (i, c) in sccs.iter().enumerate() {
         for &f in c {
@@ -146,9 +149,4 @@ pub fn compute(s: &Solver) -> ModRef {
         }
     }
     mr
-}
-
-/// Strongly connected components of the call graph, callees first.
-fn call_graph_sccs(callees: &[Vec<FuncId>]) -> Vec<Vec<FuncId>> {
-    crate::scc::tarjan(callees.len(), 0..callees.len() as FuncId, |f| &callees[f as usize])
 }

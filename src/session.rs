@@ -91,7 +91,7 @@ impl Session {
             self.cache.stats.check_ms += t.elapsed().as_secs_f64() * 1e3;
             if let Some(hit) = hit {
                 self.cache.stats.reuse_hits += 1;
-                self.update_ratio();
+                self.cache.stats.update_ratio();
                 return (hit, true, 0.0);
             }
             canon = Some(c);
@@ -102,16 +102,11 @@ impl Session {
         let solve_ms = t.elapsed().as_secs_f64() * 1e3;
         self.cache.stats.analyses += 1;
         self.cache.stats.solve_ms += solve_ms;
-        self.update_ratio();
+        self.cache.stats.update_ratio();
         if let Some(c) = canon {
             self.cache.insert(abs.function, c, result.clone());
         }
         (result, false, solve_ms)
-    }
-
-    fn update_ratio(&mut self) {
-        let st = &mut self.cache.stats;
-        st.reuse_ratio = st.reuse_hits as f64 / st.invocations.max(1) as f64;
     }
 
     /// Reuse statistics.

@@ -247,6 +247,26 @@ pub struct ReuseStats {
     pub entries_per_function: usize,
 }
 
+impl ReuseStats {
+    /// Recompute the reuse ratio from the counters.
+    pub fn update_ratio(&mut self) {
+        self.reuse_ratio = self.reuse_hits as f64 / self.invocations.max(1) as f64;
+    }
+
+    /// Add another cache's counters (one cache per module).
+    pub fn add(&mut self, r: &ReuseStats) {
+        self.invocations += r.invocations;
+        self.analyses += r.analyses;
+        self.reuse_hits += r.reuse_hits;
+        self.check_ms += r.check_ms;
+        self.solve_ms += r.solve_ms;
+        self.entries += r.entries;
+        self.evictions += r.evictions;
+        self.entries_per_function = r.entries_per_function;
+        self.update_ratio();
+    }
+}
+
 /// The summary cache: per function, at most `cap` entries, least recently used evicted.
 pub struct SummaryCache {
     per_function: FxHashMap<FuncId, VecDeque<Entry>>,
