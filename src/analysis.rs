@@ -32,7 +32,8 @@ pub struct Report {
     pub module: String,
     pub functions: BTreeMap<String, FunctionSets>,
     pub pointers: BTreeMap<String, Vec<String>>,
-    /// What each abstract field holding pointers may point to.
+    /// What each abstract field holding pointers may point to (left out with --no-memory).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub memory: BTreeMap<String, Vec<String>>,
     pub stats: serde_json::Value,
 }
@@ -177,8 +178,9 @@ impl<'p> Analysis<'p> {
         })
     }
 
-    /// The `pspa.analysis/1` report, restricted to `only` functions when non-empty.
-    pub fn report(&self, only: &[String]) -> Report {
+    /// The `pspa.analysis/1` report, restricted to `only` functions when non-empty; the
+    /// `memory` map only when asked and unrestricted.
+    pub fn report(&self, only: &[String], memory: bool) -> Report {
         let prog = self.prog();
         let mut functions = BTreeMap::new();
         for (f, func) in prog.functions.iter().enumerate() {
@@ -193,7 +195,7 @@ impl<'p> Analysis<'p> {
         // With a function filter, label only what is reported: labelling every set of a
         // large program costs gigabytes of strings.
         let (pointers, memory) = if only.is_empty() {
-            (self.pointers(), self.memory())
+            (self.pointers(), if memory { self.memory() } else { BTreeMap::new() })
         } else {
             let prefixes: Vec<String> = only.iter().map(|f| format!("{}::", f)).collect();
             (self.pointers_where(|k| prefixes.iter().any(|p| k.starts_with(p))), BTreeMap::new())

@@ -1,7 +1,7 @@
 //! The `pspa` command line: the analysis core without KLEE.
 
 use clap::{Parser, Subcommand};
-use pspa::analysis;
+use pspa::{analysis, compare};
 use pspa::facts::Program;
 use pspa::frontend::FrontOptions;
 use pspa::session::{self, Session};
@@ -35,6 +35,27 @@ enum Cmd {
         /// Also print the points-to sets of pointer variables (text mode).
         #[arg(long)]
         pointers: bool,
+        /// Leave the `memory` map out of the JSON (it is the largest part on big programs).
+        #[arg(long)]
+        no_memory: bool,
+    },
+    /// Compare two `pspa.analysis/1` documents (pspa against pspa-svf, or two runs): per
+    /// pointer and per function, facts only one side has, and set sizes.
+    Compare {
+        a: PathBuf,
+        b: PathBuf,
+        /// Exit with status 1 when B has a fact A lacks (A should over-approximate B).
+        #[arg(long)]
+        require_subset: bool,
+        /// Compare objects, not fields (drop the `.N` / `.*` suffixes).
+        #[arg(long)]
+        objects: bool,
+        /// Print the comparison as JSON.
+        #[arg(long)]
+        json: bool,
+        /// How many of the most different entries to list, per kind and side.
+        #[arg(long, value_name = "N", default_value_t = 5)]
+        show: usize,
     },
     /// Past-sensitive analysis (PSPA) of calls recorded in state snapshots
     /// (`pspa.snapshot/1`, see docs/snapshot.md): mod/ref of each call.
@@ -78,7 +99,22 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.cmd {
-        Cmd::Analyze { input, json, functions, allocators, pointers } => {
+        Cmd::Compare { a, b, require_subset, objects, json, show } => {
+            let (da, db) = (compare::Doc::load(&a)?, compare::Doc::load(&b)?);
+            let c = compare::compare(&da, &db, objects, show);
+            let out = if json {
+                serde_json::to_string_pretty(&c)? + "\n"
+            } else {
+                compare::text(&c, &a.display().to_string(), &b.display().to_string())
+            };
+            write_stdout(&out)?;
+            if require_subset && !c.b_subset_of_a() {
+                eprintln!("pspa: {} has facts that {} lacks", b.display(), a.display());
+                return Ok(ExitCode::from(1));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Analyze { input, json, functions, allocators, pointers, no_memory } => {
             let prog = Program::from_file(&input, &FrontOptions { allocators })?;
             for f in &functions {
                 match prog.function_by_name(f) {
@@ -88,7 +124,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
             let a = analysis::analyze(&prog);
-            let report = a.report(&functions);
+            let report = a.report(&functions, !no_memory);
             let text = if json { serde_json::to_string_pretty(&report)? + "\n" } else { text(&report, pointers) };
             write_stdout(&text)?;
             Ok(ExitCode::SUCCESS)

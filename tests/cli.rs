@@ -105,3 +105,38 @@ fn missing_clang_is_reported() {
         .unwrap();
     assert_clean_error(&out, &["clang-does-not-exist", "not found", "apt-get install clang-14"]);
 }
+
+#[test]
+fn compare_counts_facts_on_each_side() {
+    // Two hand-written documents. A: p -> {X.*, g.0}, f mod {g.0}. B: p -> {X.1, h.0}, f mod
+    // {g.0, k.0}, plus a variable A lacks. X.* covers X.1 (a field-insensitive object makes
+    // no claim about fields), so B's only facts are p -> h.0 and f mod k.0; A's only fact is
+    // p -> g.0.
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    let b = dir.path().join("b.json");
+    std::fs::write(&a, r#"{"schema":"pspa.analysis/1","module":"m","functions":{"f":{"mod":["global:g.0"],"ref":[]}},"pointers":{"f::p":["heap:f:3.*","global:g.0"]},"stats":{}}"#).unwrap();
+    std::fs::write(&b, r#"{"schema":"pspa.analysis/1","module":"m","functions":{"f":{"mod":["global:g.0","global:k.0"],"ref":[]}},"pointers":{"f::p":["heap:f:3.1","global:h.0"],"f::q":[]},"stats":{}}"#).unwrap();
+    let out = pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pointers"]["common"], 1);
+    assert_eq!(v["pointers"]["keys_only_b"], 1);
+    assert_eq!(v["pointers"]["facts_only_a"], 1);
+    assert_eq!(v["pointers"]["facts_only_b"], 1);
+    assert_eq!(v["mod"]["facts_only_b"], 1);
+    assert_eq!(v["mod"]["facts_only_a"], 0);
+    assert_eq!(v["pointers"]["worst_b"][0][2], serde_json::json!(["global:h.0"]));
+    // B has facts A lacks: --require-subset fails with 1; the other way round A's extra
+    // p -> g.0 is a fact B lacks too, so it fails as well; a document against itself passes.
+    assert_eq!(pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--require-subset"]).status.code(), Some(1));
+    assert_eq!(pspa(&["compare", b.to_str().unwrap(), a.to_str().unwrap(), "--require-subset"]).status.code(), Some(1));
+    assert_eq!(pspa(&["compare", a.to_str().unwrap(), a.to_str().unwrap(), "--require-subset"]).status.code(), Some(0));
+    // At object granularity heap:f:3 is on both sides.
+    let o = pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--json", "--objects"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["pointers"]["facts_only_b"], 1);
+    // A document of another schema is refused, naming the file.
+    std::fs::write(&b, r#"{"schema":"pspa.modref/1"}"#).unwrap();
+    assert_clean_error(&pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]), &["b.json", "pspa.analysis/1"]);
+}

@@ -1,0 +1,161 @@
+//! `pspa-svf`: SVF 3.4's whole-program wave-diff Andersen, reported as `pspa.analysis/1`
+//! with pspa's NODE labels, so that `pspa compare` can put it next to `pspa analyze`.
+//! A separate program because SVF brings its own LLVM (21), which must not meet KLEE's
+//! LLVM 14 in one process.
+
+use clap::{Parser, Subcommand};
+use serde_json::{json, Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+extern "C" {
+    fn pspa_svf_analyze(
+        path: *const c_char,
+        modref: c_int,
+        ctx: *mut c_void,
+        emit: extern "C" fn(*mut c_void, c_int, *const c_char, *const c_char),
+    ) -> c_int;
+}
+
+#[derive(Parser)]
+#[command(name = "pspa-svf", version, about = "SVF's whole-program Andersen under pspa's labels (the SPA baseline)")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Analyse LLVM bitcode (.bc) or IR (.ll) with SVF and print points-to and mod/ref.
+    Analyze {
+        input: PathBuf,
+        /// Print the `pspa.analysis/1` JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Report only these functions (repeatable); the analysis is still whole-program.
+        #[arg(long = "function", value_name = "F")]
+        functions: Vec<String>,
+        /// Skip SVF's mod/ref (MRGenerator): points-to only, faster on large programs.
+        #[arg(long)]
+        no_modref: bool,
+    },
+}
+
+#[derive(Default)]
+struct Facts {
+    pointers: BTreeMap<String, BTreeSet<String>>,
+    functions: BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>,
+    stats: Map<String, Value>,
+    warnings: Vec<String>,
+}
+
+fn text(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+}
+
+extern "C" fn emit(ctx: *mut c_void, kind: c_int, a: *const c_char, b: *const c_char) {
+    // A panic must not unwind into C++.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let f = unsafe { &mut *(ctx as *mut Facts) };
+        let (a, b) = (text(a), text(b));
+        match kind as u8 {
+            b'p' => {
+                f.pointers.entry(a).or_default().insert(b);
+            }
+            b'v' => {
+                f.pointers.entry(a).or_default();
+            }
+            b'f' => {
+                f.functions.entry(a).or_default();
+            }
+            b'm' => {
+                f.functions.entry(a).or_default().0.insert(b);
+            }
+            b'r' => {
+                f.functions.entry(a).or_default().1.insert(b);
+            }
+            b's' => {
+                let v = b.parse::<f64>().map(|x| json!(x)).unwrap_or(json!(b));
+                f.stats.insert(a, v);
+            }
+            _ => f.warnings.push(a),
+        }
+    }));
+}
+
+/// SVF exits or crashes on some bad input; catch what can be caught before handing it over.
+fn check_input(path: &Path) -> anyhow::Result<()> {
+    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: cannot read: {}", path.display(), e))?;
+    let bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    let ir = path.extension().is_some_and(|e| e == "ll") && std::str::from_utf8(&bytes).is_ok();
+    if !bitcode && !ir {
+        anyhow::bail!("{}: not LLVM bitcode (no BC magic) nor a .ll file", path.display());
+    }
+    Ok(())
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let Cmd::Analyze { input, json, functions, no_modref } = cli.cmd;
+    check_input(&input)?;
+    let mut facts = Facts::default();
+    let c = CString::new(input.to_string_lossy().as_bytes())?;
+    let t = std::time::Instant::now();
+    let rc = unsafe { pspa_svf_analyze(c.as_ptr(), (!no_modref) as c_int, &mut facts as *mut Facts as *mut c_void, emit) };
+    for w in &facts.warnings {
+        eprintln!("pspa-svf: warning: {}", w);
+    }
+    if rc != 0 {
+        anyhow::bail!("{}: SVF failed", input.display());
+    }
+    // Same definition as `pspa analyze`'s pointer statistics, over the source variables.
+    let sizes: Vec<usize> = facts.pointers.values().map(|s| s.len()).collect();
+    let n = sizes.len();
+    facts.stats.insert("source_pointers_nonempty".into(), json!(n));
+    facts.stats.insert("avg_source_points_to".into(), json!(if n == 0 { 0.0 } else { sizes.iter().sum::<usize>() as f64 / n as f64 }));
+    facts.stats.insert("max_source_points_to".into(), json!(sizes.iter().max().copied().unwrap_or(0)));
+    facts.stats.insert("wall_ms".into(), json!(t.elapsed().as_secs_f64() * 1e3));
+    let keep = |f: &str| functions.is_empty() || functions.iter().any(|g| g == f);
+    let keep_var = |v: &str| functions.is_empty() || v.split_once("::").is_some_and(|(f, _)| functions.iter().any(|g| g == f));
+    let funcs: BTreeMap<&String, Value> = facts
+        .functions
+        .iter()
+        .filter(|(f, _)| keep(f))
+        .map(|(f, (m, r))| (f, json!({"mod": m, "ref": r})))
+        .collect();
+    let pointers: BTreeMap<&String, &BTreeSet<String>> = facts.pointers.iter().filter(|(v, _)| keep_var(v)).collect();
+    if json {
+        let doc = json!({
+            "schema": "pspa.analysis/1",
+            "module": input.display().to_string(),
+            "analysis": "svf-3.4-andersen-wave-diff",
+            "functions": funcs,
+            "pointers": pointers,
+            "stats": facts.stats,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        for (f, (m, r)) in facts.functions.iter().filter(|(f, _)| keep(f)) {
+            println!("{f}\n  mod: {}\n  ref: {}", m.iter().cloned().collect::<Vec<_>>().join(" "), r.iter().cloned().collect::<Vec<_>>().join(" "));
+        }
+        for (k, v) in &facts.stats {
+            println!("{k}: {v}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("pspa-svf: error: {:#}", e);
+            ExitCode::from(2)
+        }
+    }
+}
