@@ -58,22 +58,26 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
         }
         return;
     }
+    // Collected, then built sorted: one-by-one inserts into a large set cost a binary
+    // search each.
+    let mut locs: Vec<Node> = Vec::new();
     for l in targets.iter() {
-        if s.objs[s.obj_of(l) as usize].is_code() {
+        let ob = &s.objs[s.obj_of(l) as usize];
+        if ob.is_code() {
             continue; // code is not data: no call reads or writes a function's bytes
         }
-        if acc.write && !s.objs[s.obj_of(l) as usize].is_writable() {
+        if acc.write && !ob.is_writable() {
             continue; // writing constant memory faults: not a side effect of a returning call
         }
         match acc.size {
-            None => object_locs(s, l, out),
-            Some(size) => {
-                for f in s.covering(l, size).iter() {
-                    out.insert(s.canon(f));
-                }
-            }
+            None if s.is_fi(s.obj_of(l)) => locs.push(ob.base),
+            None => locs.extend(ob.base..ob.base + ob.nfields),
+            Some(size) => locs.extend(s.covering(l, size).iter().map(|f| s.canon(f))),
         }
     }
+    locs.sort_unstable();
+    locs.dedup();
+    *out |= RoaringBitmap::from_sorted_iter(locs).expect("sorted");
 }
 
 pub fn compute(s: &Solver) -> ModRef {

@@ -48,8 +48,14 @@ using Emit = void (*)(void *ctx, int kind, const char *a, const char *b);
 // recursive.
 struct SideEffects {
     std::unordered_map<const FunObjVar *, NodeBS> mods, refs;
+    // Each function's stack objects and their fields, found once.
+    std::unordered_map<const FunObjVar *, NodeBS> locals;
 
     SideEffects(SVFIR *pag, AndersenWaveDiff *ander) {
+        for (auto it = pag->begin(); it != pag->end(); ++it)
+            if (SVFUtil::isa<ObjVar>(it->second))
+                if (const BaseObjVar *b = pag->getBaseObject(it->first))
+                    if (b->isStack() && b->getFunction()) locals[b->getFunction()].set(it->first);
         for (SVFStmt *st : pag->getSVFStmtSet(SVFStmt::Store)) {
             auto *s = SVFUtil::cast<StoreStmt>(st);
             if (const FunObjVar *f = function(s)) mods[f] |= ander->getPts(s->getLHSVarID()).toNodeBS();
@@ -59,7 +65,7 @@ struct SideEffects {
             if (const FunObjVar *f = function(l)) refs[f] |= ander->getPts(l->getRHSVarID()).toNodeBS();
         }
         for (auto *m : {&mods, &refs}) {
-            for (auto &[f, set] : *m) dropLocals(pag, ander, f, set);
+            for (auto &[f, set] : *m) dropLocals(ander, f, set);
         }
         // Callers include their callees' effects, to a fixpoint (the call graph has cycles):
         // a worklist of functions whose sets grew, pushing their callers.
@@ -83,7 +89,7 @@ struct SideEffects {
                     NodeBS add = (*m)[callee];
                     // The callee's locals die with its call, unless the caller is part of
                     // the same recursion.
-                    if (!ander->inSameCallGraphSCC(caller, callee)) dropLocals(pag, nullptr, callee, add);
+                    if (!ander->inSameCallGraphSCC(caller, callee)) dropLocals(nullptr, callee, add);
                     grew |= (*m)[caller] |= add;
                 }
                 if (grew && queued.insert(fnode).second) work.push_back(fnode);
@@ -91,7 +97,7 @@ struct SideEffects {
         }
         // A callee may have written the caller's own locals through a pointer.
         for (auto *m : {&mods, &refs})
-            for (auto &[f, set] : *m) dropLocals(pag, ander, f, set);
+            for (auto &[f, set] : *m) dropLocals(ander, f, set);
     }
 
     static const FunObjVar *function(const SVFStmt *s) {
@@ -99,14 +105,10 @@ struct SideEffects {
     }
 
     // Drop f's stack objects from set; with `ander`, only when f is not recursive.
-    static void dropLocals(SVFIR *pag, AndersenWaveDiff *ander, const FunObjVar *f, NodeBS &set) {
+    void dropLocals(AndersenWaveDiff *ander, const FunObjVar *f, NodeBS &set) {
         if (ander && ander->isInRecursion(f)) return;
-        NodeBS drop;
-        for (NodeID o : set) {
-            const BaseObjVar *b = pag->getBaseObject(o);
-            if (b && b->isStack() && b->getFunction() == f) drop.set(o);
-        }
-        set.intersectWithComplement(drop);
+        auto it = locals.find(f);
+        if (it != locals.end()) set.intersectWithComplement(it->second);
     }
 };
 
