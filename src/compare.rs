@@ -105,6 +105,10 @@ pub struct KindDiff {
     pub avg_b: f64,
     pub max_a: usize,
     pub max_b: usize,
+    /// Facts on one side only, by the kind of object (`global`, `stack`, `heap`, `func`,
+    /// `svf` for SVF objects without a pspa label): where the differences come from.
+    pub only_a_by_kind: BTreeMap<String, usize>,
+    pub only_b_by_kind: BTreeMap<String, usize>,
     /// The common keys with the most facts of B that A lacks: (key, count, a few examples).
     pub worst_b: Vec<(String, usize, Vec<String>)>,
     pub worst_a: Vec<(String, usize, Vec<String>)>,
@@ -127,6 +131,11 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'
         // In object mode, count objects rather than field facts.
         let count = |v: &[&String]| if objects { v.iter().map(|l| object(l).0).collect::<BTreeSet<_>>().len() } else { v.len() };
         let (na, nb) = (count(&only_a), count(&only_b));
+        for (v, m) in [(&only_a, &mut d.only_a_by_kind), (&only_b, &mut d.only_b_by_kind)] {
+            for l in v.iter() {
+                *m.entry(l.split(':').next().unwrap_or("").to_string()).or_default() += 1;
+            }
+        }
         d.facts_only_a += na;
         d.facts_only_b += nb;
         if na == 0 && nb == 0 {
@@ -223,6 +232,15 @@ pub fn text(c: &Comparison, a: &str, b: &str) -> String {
             "{:<9} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.2} {:>9.2} {:>7} {:>7}",
             name, d.common, d.keys_only_a, d.keys_only_b, d.equal, d.facts_only_a, d.facts_only_b, d.avg_a, d.avg_b, d.max_a, d.max_b
         );
+    }
+    for (name, d) in [("pointers", &c.pointers), ("mod", &c.modset), ("ref", &c.refset)] {
+        let kinds = |m: &BTreeMap<String, usize>| m.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
+        if !d.only_b_by_kind.is_empty() {
+            let _ = writeln!(o, "only in B, {name}, by kind of object: {}", kinds(&d.only_b_by_kind));
+        }
+        if !d.only_a_by_kind.is_empty() {
+            let _ = writeln!(o, "only in A, {name}, by kind of object: {}", kinds(&d.only_a_by_kind));
+        }
     }
     for (name, d) in [("pointers", &c.pointers), ("mod", &c.modset), ("ref", &c.refset)] {
         for (k, n, ex) in &d.worst_b {

@@ -130,6 +130,8 @@ pub struct Solver<'p> {
     /// Field nodes of collapsed objects other than their base (not canonical).
     noncanon: RoaringBitmap,
     model_vars: FxHashMap<(CallId, u32), Node>,
+    /// covering(): abstract fields a (layout, field, size) access overlaps, relative.
+    cover_memo: std::cell::RefCell<FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>>,
     pub stats: SolverStats,
 }
 
@@ -171,6 +173,7 @@ impl<'p> Solver<'p> {
             fi: Vec::new(),
             noncanon: RoaringBitmap::new(),
             model_vars: FxHashMap::default(),
+            cover_memo: Default::default(),
             stats: SolverStats::default(),
         };
         for o in &prog.objects {
@@ -864,13 +867,16 @@ impl<'p> Solver<'p> {
         if self.fi[o as usize] {
             return Fields::one(c);
         }
-        let l = self.layout(o).unwrap();
+        let lid = ob.layout.unwrap();
+        let l = &self.prog.layouts[lid as usize];
         let f = self.node_field[c as usize];
         let fi = &l.fields[f as usize];
         if size <= fi.size {
             return Fields::one(c);
         }
-        Fields::many(l.fields_in(fi.offset as i64, size).into_iter().map(|k| ob.base + k).collect())
+        // The same (layout, field, size) comes back for every object of the type: memoised.
+        let rel = self.cover_memo.borrow_mut().entry((lid, f, size)).or_insert_with(|| l.fields_in(fi.offset as i64, size).into()).clone();
+        Fields::Shifted(ob.base, rel)
     }
 
     fn apply_cx(&mut self, cx: &Cx, delta: &RoaringBitmap) -> bool {
@@ -1177,6 +1183,8 @@ mod fields {
     pub enum Fields {
         One(u32),
         Many(Vec<u32>),
+        /// Fields of a layout, relative to an object's base (shared through the memo).
+        Shifted(u32, std::rc::Rc<[u32]>),
     }
     impl Fields {
         pub fn one(n: u32) -> Fields {
@@ -1186,11 +1194,12 @@ mod fields {
             Fields::Many(v)
         }
         pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-            let (a, b) = match self {
-                Fields::One(n) => (Some(*n), &[][..]),
-                Fields::Many(v) => (None, &v[..]),
+            let (a, b, base) = match self {
+                Fields::One(n) => (Some(*n), &[][..], 0),
+                Fields::Many(v) => (None, &v[..], 0),
+                Fields::Shifted(base, v) => (None, &v[..], *base),
             };
-            a.into_iter().chain(b.iter().copied())
+            a.into_iter().chain(b.iter().map(move |&k| base + k))
         }
     }
 }

@@ -113,8 +113,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if rc != 0 {
         anyhow::bail!("{}: SVF failed", input.display());
     }
-    // Same definition as `pspa analyze`'s pointer statistics, over the source variables.
-    let sizes: Vec<usize> = facts.pointers.values().map(|s| s.len()).collect();
+    // Like `pspa analyze`'s avg_points_to (pointers that point somewhere), over the source
+    // variables: SVF's own top-level average counts its temporaries, which pspa's do not match.
+    let sizes: Vec<usize> = facts.pointers.values().map(|s| s.len()).filter(|&n| n > 0).collect();
     let n = sizes.len();
     facts.stats.insert("source_pointers_nonempty".into(), json!(n));
     facts.stats.insert("avg_source_points_to".into(), json!(if n == 0 { 0.0 } else { sizes.iter().sum::<usize>() as f64 / n as f64 }));
