@@ -114,7 +114,18 @@ pub struct KindDiff {
     pub worst_a: Vec<(String, usize, Vec<String>)>,
 }
 
-fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'a String, &'a [String]>, objects: bool, show: usize) -> KindDiff {
+/// How to compare: field or object granularity, how many keys to list, and which kind of
+/// object the listed keys are ranked by (all kinds when None).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub objects: bool,
+    pub show: usize,
+    pub kind: Option<String>,
+}
+
+fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'a String, &'a [String]>, opts: &Options) -> KindDiff {
+    let objects = opts.objects;
+    let of_kind = |l: &&String| opts.kind.as_deref().is_none_or(|k| l.split(':').next() == Some(k));
     let mut d = KindDiff::default();
     let a: BTreeMap<&String, &[String]> = a.collect();
     d.keys_only_a = a.keys().filter(|k| !b.contains_key(*k)).count();
@@ -141,12 +152,11 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'
         if na == 0 && nb == 0 {
             d.equal += 1;
         }
-        let sample = |v: &[&String]| v.iter().take(4).map(|s| s.to_string()).collect::<Vec<_>>();
-        if na > 0 {
-            worst_a.push(((*k).clone(), na, sample(&only_a)));
-        }
-        if nb > 0 {
-            worst_b.push(((*k).clone(), nb, sample(&only_b)));
+        for (v, w) in [(&only_a, &mut worst_a), (&only_b, &mut worst_b)] {
+            let listed: Vec<&String> = v.iter().copied().filter(of_kind).collect();
+            if !listed.is_empty() {
+                w.push(((*k).clone(), listed.len(), listed.iter().take(4).map(|s| s.to_string()).collect::<Vec<_>>()));
+            }
         }
         sa += ia.len();
         sb += ib.len();
@@ -159,7 +169,7 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'
     }
     for w in [&mut worst_a, &mut worst_b] {
         w.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-        w.truncate(show);
+        w.truncate(opts.show);
     }
     d.worst_a = worst_a;
     d.worst_b = worst_b;
@@ -182,14 +192,14 @@ impl Comparison {
     }
 }
 
-pub fn compare(a: &Doc, b: &Doc, objects: bool, show: usize) -> Comparison {
+pub fn compare(a: &Doc, b: &Doc, opts: &Options) -> Comparison {
     let ptr_b: BTreeMap<&String, &[String]> = b.pointers.iter().map(|(k, v)| (k, v.as_slice())).collect();
     let mod_b: BTreeMap<&String, &[String]> = b.functions.iter().map(|(k, v)| (k, v.modset.as_slice())).collect();
     let ref_b: BTreeMap<&String, &[String]> = b.functions.iter().map(|(k, v)| (k, v.refset.as_slice())).collect();
     Comparison {
-        pointers: diff(a.pointers.iter().map(|(k, v)| (k, v.as_slice())), &ptr_b, objects, show),
-        modset: diff(a.functions.iter().map(|(k, v)| (k, v.modset.as_slice())), &mod_b, objects, show),
-        refset: diff(a.functions.iter().map(|(k, v)| (k, v.refset.as_slice())), &ref_b, objects, show),
+        pointers: diff(a.pointers.iter().map(|(k, v)| (k, v.as_slice())), &ptr_b, opts),
+        modset: diff(a.functions.iter().map(|(k, v)| (k, v.modset.as_slice())), &mod_b, opts),
+        refset: diff(a.functions.iter().map(|(k, v)| (k, v.refset.as_slice())), &ref_b, opts),
     }
 }
 

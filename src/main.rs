@@ -56,6 +56,10 @@ enum Cmd {
         /// How many of the most different entries to list, per kind and side.
         #[arg(long, value_name = "N", default_value_t = 5)]
         show: usize,
+        /// List the entries with the most one-sided facts about objects of this kind
+        /// (global, stack, heap, func, svf) instead of all kinds.
+        #[arg(long, value_name = "K")]
+        kind: Option<String>,
     },
     /// Past-sensitive analysis (PSPA) of calls recorded in state snapshots
     /// (`pspa.snapshot/1`, see docs/snapshot.md): mod/ref of each call.
@@ -99,9 +103,9 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.cmd {
-        Cmd::Compare { a, b, require_subset, objects, json, show } => {
+        Cmd::Compare { a, b, require_subset, objects, json, show, kind } => {
             let (da, db) = (compare::Doc::load(&a)?, compare::Doc::load(&b)?);
-            let c = compare::compare(&da, &db, objects, show);
+            let c = compare::compare(&da, &db, &compare::Options { objects, show, kind });
             let out = if json {
                 serde_json::to_string_pretty(&c)? + "\n"
             } else {

@@ -74,7 +74,7 @@ fn every_svf_fact_is_ours_or_explained() {
     for c in fixtures() {
         let name = c.file_name().unwrap().to_str().unwrap().to_string();
         let (ours, theirs, _, _) = both(&svf, &c, dir.path());
-        let cmp = compare::compare(&ours, &theirs, false, 0);
+        let cmp = compare::compare(&ours, &theirs, &compare::Options::default());
         // The same variables and functions must be found on both sides (the labels agree).
         assert_eq!(cmp.pointers.keys_only_a + cmp.pointers.keys_only_b, 0, "{name}: pointer variables differ: {cmp:?}");
         assert_eq!(cmp.modset.keys_only_a + cmp.modset.keys_only_b, 0, "{name}: functions differ");
@@ -101,7 +101,7 @@ fn field_sensitivity_agrees_where_types_are_known() {
     let dir = tempfile::tempdir().unwrap();
     let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fields.c");
     let (ours, theirs, _, _) = both(&svf, &c, dir.path());
-    let cmp = compare::compare(&ours, &theirs, false, 0);
+    let cmp = compare::compare(&ours, &theirs, &compare::Options::default());
     for d in [&cmp.pointers, &cmp.modset, &cmp.refset] {
         assert_eq!((d.facts_only_a, d.facts_only_b), (0, 0), "{cmp:?}");
         assert!(d.common > 0);
