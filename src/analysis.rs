@@ -151,8 +151,10 @@ impl<'p> Analysis<'p> {
         // Average / maximum points-to set size over the pointer variables that point
         // somewhere (what SVF reports as average points-to size).
         let (mut n, mut total, mut max) = (0usize, 0u64, 0u64);
+        // Merged variables share one set: size it once.
+        let mut by_rep: rustc_hash::FxHashMap<u32, u64> = Default::default();
         for v in 0..prog.num_vars {
-            let len = s.points_to_len(v);
+            let len = *by_rep.entry(s.find_ro(v)).or_insert_with(|| s.points_to_len(v));
             if len > 0 {
                 n += 1;
                 total += len;
