@@ -16,26 +16,65 @@ pub struct Analysis<'p> {
     pub solver: Solver<'p>,
     pub modref: ModRef,
     pub solve_ms: f64,
+    /// Labels of all locations, made once when a report needs them.
+    index: once_cell::unsync::OnceCell<LabelIndex>,
 }
 
+/// Every location's label, and its rank in label order: sets are sorted by rank instead of
+/// formatting and comparing strings per element (most of a large report's time).
+struct LabelIndex {
+    /// By location node: (rank, label); rank u32::MAX for variable nodes.
+    by_node: Vec<u32>,
+    sorted: Vec<String>,
+}
+
+/// Sets are label lists (`Vec<String>`), or, for writing, [`Labelled`] sets that are
+/// labelled only while they are written.
 #[derive(Serialize)]
-pub struct FunctionSets {
+pub struct FunctionSets<S = Vec<String>> {
     #[serde(rename = "mod")]
-    pub modset: Vec<String>,
+    pub modset: S,
     #[serde(rename = "ref")]
-    pub refset: Vec<String>,
+    pub refset: S,
 }
 
 #[derive(Serialize)]
-pub struct Report {
+pub struct Report<S = Vec<String>> {
     pub schema: &'static str,
     pub module: String,
-    pub functions: BTreeMap<String, FunctionSets>,
-    pub pointers: BTreeMap<String, Vec<String>>,
+    pub functions: BTreeMap<String, FunctionSets<S>>,
+    pub pointers: BTreeMap<String, S>,
     /// What each abstract field holding pointers may point to (left out with --no-memory).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub memory: BTreeMap<String, Vec<String>>,
+    pub memory: BTreeMap<String, S>,
     pub stats: serde_json::Value,
+}
+
+/// Where a reported set comes from.
+#[derive(Clone, Copy)]
+pub enum SetOf {
+    Mod(FuncId),
+    Ref(FuncId),
+    /// The points-to set of a node.
+    PointsTo(Node),
+}
+
+/// A set written as its sorted labels, made when it is written: a whole-program report
+/// of SQLite holds 70 million labels, which as strings took 9 GB.
+pub struct Labelled<'a, 'p> {
+    a: &'a Analysis<'p>,
+    of: SetOf,
+}
+
+impl Serialize for Labelled<'_, '_> {
+    fn serialize<Ser: serde::Serializer>(&self, ser: Ser) -> Result<Ser::Ok, Ser::Error> {
+        let a = self.a;
+        match self.of {
+            SetOf::Mod(f) => a.label_refs(&a.modref.modset[f as usize]).serialize(ser),
+            SetOf::Ref(f) => a.label_refs(&a.modref.refset[f as usize]).serialize(ser),
+            SetOf::PointsTo(n) => a.label_refs(&a.solver.points_to(n)).serialize(ser),
+        }
+    }
 }
 
 /// Solve the whole program: every defined function is an entry (library code may be called
@@ -52,7 +91,7 @@ pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<
     log::debug!("solved; resident {} MB", resident_mb());
     let modref = modref::compute(&solver);
     log::debug!("mod/ref computed; resident {} MB", resident_mb());
-    Analysis { solver, modref, solve_ms: t.elapsed().as_secs_f64() * 1e3 }
+    Analysis { solver, modref, solve_ms: t.elapsed().as_secs_f64() * 1e3, index: Default::default() }
 }
 
 /// Resident memory of this process (Linux), for the debug log; 0 elsewhere.
@@ -81,10 +120,38 @@ impl<'p> Analysis<'p> {
     }
 
     pub fn labels(&self, set: &RoaringBitmap) -> Vec<String> {
-        let mut v: Vec<String> = set.iter().map(|l| self.label(l)).collect();
-        v.sort();
-        v.dedup();
-        v
+        self.label_refs(set).into_iter().map(str::to_string).collect()
+    }
+
+    /// The sorted, distinct labels of a set of locations, borrowed from the index.
+    pub fn label_refs(&self, set: &RoaringBitmap) -> Vec<&str> {
+        let ix = self.index.get_or_init(|| self.build_index());
+        let mut ranks: Vec<u32> = set.iter().map(|l| ix.by_node[l as usize]).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        ranks.into_iter().map(|r| ix.sorted[r as usize].as_str()).collect()
+    }
+
+    fn build_index(&self) -> LabelIndex {
+        let s = &self.solver;
+        let n = s.num_nodes();
+        let mut labelled: Vec<(String, u32)> = Vec::new();
+        for (o, ob) in s.objs.iter().enumerate() {
+            let _ = o;
+            for k in 0..ob.nfields.max(1) {
+                labelled.push((self.label(ob.base + k), ob.base + k));
+            }
+        }
+        labelled.sort_unstable();
+        let mut by_node = vec![u32::MAX; n];
+        let mut sorted: Vec<String> = Vec::new();
+        for (l, node) in labelled {
+            if sorted.last() != Some(&l) {
+                sorted.push(l);
+            }
+            by_node[node as usize] = (sorted.len() - 1) as u32;
+        }
+        LabelIndex { by_node, sorted }
     }
 
     pub fn function(&self, name: &str) -> Option<FuncId> {
@@ -99,32 +166,44 @@ impl<'p> Analysis<'p> {
         self.labels(&self.modref.refset[f as usize])
     }
 
+    /// The sorted labels of a set.
+    pub fn set_labels(&self, of: SetOf) -> Vec<String> {
+        match of {
+            SetOf::Mod(f) => self.labels(&self.modref.modset[f as usize]),
+            SetOf::Ref(f) => self.labels(&self.modref.refset[f as usize]),
+            SetOf::PointsTo(n) => self.labels(&self.solver.points_to(n)),
+        }
+    }
+
     /// Points-to of every source-level pointer variable (`F::v`, `::g`).
     pub fn pointers(&self) -> BTreeMap<String, Vec<String>> {
-        self.pointers_where(|_| true)
+        self.pointers_where(|_| true, |of| self.set_labels(of))
     }
 
     /// Points-to of the source-level pointer variables whose name `keep` accepts.
-    pub fn pointers_where(&self, keep: impl Fn(&str) -> bool) -> BTreeMap<String, Vec<String>> {
+    pub fn pointers_where<S>(&self, keep: impl Fn(&str) -> bool, mk: impl Fn(SetOf) -> S) -> BTreeMap<String, S> {
         let s = &self.solver;
         self.prog()
             .source_vars
             .iter()
             .filter(|v| keep(&v.name))
-            .map(|v| (v.name.clone(), self.labels(&s.points_to(s.objs[v.obj as usize].base))))
+            .map(|v| (v.name.clone(), mk(SetOf::PointsTo(s.objs[v.obj as usize].base))))
             .collect()
     }
 
     /// Points-to of every abstract field that may hold a pointer.
     pub fn memory(&self) -> BTreeMap<String, Vec<String>> {
+        self.memory_with(|of| self.set_labels(of))
+    }
+
+    fn memory_with<S>(&self, mk: impl Fn(SetOf) -> S) -> BTreeMap<String, S> {
         let s = &self.solver;
         let mut out = BTreeMap::new();
         for (o, ob) in s.objs.iter().enumerate() {
             let n = if s.is_fi(o as u32) { 1 } else { ob.nfields };
             for k in 0..n {
-                let p = s.points_to(ob.base + k);
-                if !p.is_empty() {
-                    out.insert(self.label(ob.base + k), self.labels(&p));
+                if s.points_to_len(ob.base + k) > 0 {
+                    out.insert(self.label(ob.base + k), mk(SetOf::PointsTo(ob.base + k)));
                 }
             }
         }
@@ -183,6 +262,15 @@ impl<'p> Analysis<'p> {
     /// The `pspa.analysis/1` report, restricted to `only` functions when non-empty; the
     /// `memory` map only when asked and unrestricted.
     pub fn report(&self, only: &[String], memory: bool) -> Report {
+        self.report_with(only, memory, |of| self.set_labels(of))
+    }
+
+    /// The report with sets labelled as they are written (for large programs).
+    pub fn report_lazy<'a>(&'a self, only: &[String], memory: bool) -> Report<Labelled<'a, 'p>> {
+        self.report_with(only, memory, |of| Labelled { a: self, of })
+    }
+
+    fn report_with<S>(&self, only: &[String], memory: bool, mk: impl Fn(SetOf) -> S) -> Report<S> {
         let prog = self.prog();
         let mut functions = BTreeMap::new();
         for (f, func) in prog.functions.iter().enumerate() {
@@ -191,16 +279,16 @@ impl<'p> Analysis<'p> {
             }
             functions.insert(
                 func.name.clone(),
-                FunctionSets { modset: self.mod_of(f as FuncId), refset: self.ref_of(f as FuncId) },
+                FunctionSets { modset: mk(SetOf::Mod(f as FuncId)), refset: mk(SetOf::Ref(f as FuncId)) },
             );
         }
         // With a function filter, label only what is reported: labelling every set of a
         // large program costs gigabytes of strings.
         let (pointers, memory) = if only.is_empty() {
-            (self.pointers(), if memory { self.memory() } else { BTreeMap::new() })
+            (self.pointers_where(|_| true, &mk), if memory { self.memory_with(&mk) } else { BTreeMap::new() })
         } else {
             let prefixes: Vec<String> = only.iter().map(|f| format!("{}::", f)).collect();
-            (self.pointers_where(|k| prefixes.iter().any(|p| k.starts_with(p))), BTreeMap::new())
+            (self.pointers_where(|k| prefixes.iter().any(|p| k.starts_with(p)), &mk), BTreeMap::new())
         };
         Report {
             schema: "pspa.analysis/1",

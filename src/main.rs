@@ -128,9 +128,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
             let a = analysis::analyze(&prog);
-            let report = a.report(&functions, !no_memory);
-            let text = if json { serde_json::to_string_pretty(&report)? + "\n" } else { text(&report, pointers) };
-            write_stdout(&text)?;
+            if json {
+                let report = a.report_lazy(&functions, !no_memory);
+                // Streamed: on a large program the document is gigabytes.
+                let out = std::io::stdout().lock();
+                let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
+                let r = serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from).and_then(|_| {
+                    use std::io::Write;
+                    w.write_all(b"\n")?;
+                    w.flush()
+                });
+                match r {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                    r => r?,
+                }
+            } else {
+                write_stdout(&text(&a.report(&functions, false), pointers))?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, stats, cache_entries } => {
