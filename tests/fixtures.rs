@@ -181,6 +181,26 @@ fn run_fixture(name: &str) {
     }
     assert!(!expects.is_empty() || obs.is_some(), "fixture {} checks nothing", name);
     assert!(errors.is_empty(), "\n{}", errors.join("\n"));
+    check_report_labels(&a);
+}
+
+/// Reports label sets through an index sorted once; it must give what formatting each
+/// element with `label()` and sorting the strings gives, and the streamed report must be the
+/// built one.
+fn check_report_labels(a: &analysis::Analysis) {
+    for (f, func) in a.prog().functions.iter().enumerate() {
+        if !func.defined {
+            continue;
+        }
+        let set = &a.modref.modset[f];
+        let mut want: Vec<String> = set.iter().map(|l| a.label(l)).collect();
+        want.sort();
+        want.dedup();
+        assert_eq!(a.mod_of(f as u32), want, "mod of {}", func.name);
+    }
+    let built = serde_json::to_value(a.report(&[], true)).unwrap();
+    let streamed = serde_json::to_value(a.report_lazy(&[], true)).unwrap();
+    assert_eq!(built, streamed);
 }
 
 macro_rules! fixtures {
