@@ -740,7 +740,7 @@ impl<'p> Solver<'p> {
         self.stats.nodes = self.rep.len();
         let t = std::time::Instant::now();
         self.canonicalize();
-        log::debug!("canonical sets in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
+        log::debug!("canonical sets in {:.0} ms ({} non-canonical fields)", t.elapsed().as_secs_f64() * 1e3, self.noncanon.len());
         self.normalize_succ();
         self.stats.copy_edges = self.succ.iter().map(|s| s.len()).sum();
         if log::log_enabled!(log::Level::Debug) {
@@ -1177,18 +1177,23 @@ impl<'p> Solver<'p> {
         }
     }
 
-    /// Points-to set of a node, canonicalised (field-insensitive objects as their base).
-    pub fn points_to(&self, n: Node) -> RoaringBitmap {
-        let p = &self.pts[self.find_ro(n) as usize];
-        if p.is_disjoint(&self.noncanon) {
-            return p.clone();
-        }
+    /// A set with the fields of collapsed objects replaced by their bases.
+    fn canonical(&self, p: &RoaringBitmap) -> RoaringBitmap {
         let mut c = p - &self.noncanon;
         let mut bases: Vec<Node> = (p & &self.noncanon).iter().map(|l| self.canon(l)).collect();
         bases.sort_unstable();
         bases.dedup();
         c |= RoaringBitmap::from_sorted_iter(bases).expect("sorted");
         c
+    }
+
+    /// Points-to set of a node, canonicalised (field-insensitive objects as their base).
+    pub fn points_to(&self, n: Node) -> RoaringBitmap {
+        let p = &self.pts[self.find_ro(n) as usize];
+        if p.is_disjoint(&self.noncanon) {
+            return p.clone();
+        }
+        self.canonical(p)
     }
 
     /// Size of the canonical points-to set of a node (without building it when possible).
