@@ -10,13 +10,45 @@
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::rc::Rc;
+
+/// A NODE label, shared: a whole-program document repeats a few hundred thousand labels
+/// tens of millions of times (SQLite: 7 GB as separate strings).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Label(Rc<str>);
+
+impl std::ops::Deref for Label {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+thread_local! {
+    static LABELS: std::cell::RefCell<rustc_hash::FxHashSet<Rc<str>>> = Default::default();
+}
+
+impl<'de> Deserialize<'de> for Label {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Label, D::Error> {
+        let s = std::borrow::Cow::<str>::deserialize(d)?;
+        Ok(LABELS.with(|t| {
+            let mut t = t.borrow_mut();
+            if let Some(l) = t.get(&*s) {
+                return Label(l.clone());
+            }
+            let l: Rc<str> = Rc::from(&*s);
+            t.insert(l.clone());
+            Label(l)
+        }))
+    }
+}
 
 #[derive(Deserialize)]
 struct Sets {
     #[serde(rename = "mod", default)]
-    modset: Vec<String>,
+    modset: Vec<Label>,
     #[serde(rename = "ref", default)]
-    refset: Vec<String>,
+    refset: Vec<Label>,
 }
 
 /// The part of a `pspa.analysis/1` document that is compared; other keys are skipped
@@ -27,7 +59,7 @@ pub struct Doc {
     #[serde(default)]
     functions: BTreeMap<String, Sets>,
     #[serde(default)]
-    pointers: BTreeMap<String, Vec<String>>,
+    pointers: BTreeMap<String, Vec<Label>>,
 }
 
 impl Doc {
@@ -63,7 +95,7 @@ struct Indexed<'a> {
 }
 
 impl<'a> Indexed<'a> {
-    fn new(set: &'a [String], objects: bool) -> Indexed<'a> {
+    fn new(set: &'a [Label], objects: bool) -> Indexed<'a> {
         let mut ix = Indexed { exact: BTreeSet::new(), whole: BTreeSet::new(), any: BTreeSet::new() };
         for l in set {
             let (o, f) = object(l);
@@ -71,7 +103,7 @@ impl<'a> Indexed<'a> {
             if f == "*" {
                 ix.whole.insert(o);
             }
-            ix.exact.insert(if objects { o } else { l.as_str() });
+            ix.exact.insert(if objects { o } else { &**l });
         }
         ix
     }
@@ -123,11 +155,11 @@ pub struct Options {
     pub kind: Option<String>,
 }
 
-fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'a String, &'a [String]>, opts: &Options) -> KindDiff {
+fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [Label])>, b: &BTreeMap<&'a String, &'a [Label]>, opts: &Options) -> KindDiff {
     let objects = opts.objects;
-    let of_kind = |l: &&String| opts.kind.as_deref().is_none_or(|k| l.split(':').next() == Some(k));
+    let of_kind = |l: &&Label| opts.kind.as_deref().is_none_or(|k| l.split(':').next() == Some(k));
     let mut d = KindDiff::default();
-    let a: BTreeMap<&String, &[String]> = a.collect();
+    let a: BTreeMap<&String, &[Label]> = a.collect();
     d.keys_only_a = a.keys().filter(|k| !b.contains_key(*k)).count();
     d.keys_only_b = b.keys().filter(|k| !a.contains_key(*k)).count();
     let (mut sa, mut sb) = (0usize, 0usize);
@@ -137,10 +169,10 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'
         let Some(vb) = b.get(*k) else { continue };
         d.common += 1;
         let (ia, ib) = (Indexed::new(va, objects), Indexed::new(vb, objects));
-        let only_a: Vec<&String> = va.iter().filter(|l| !ib.covers(l, objects)).collect();
-        let only_b: Vec<&String> = vb.iter().filter(|l| !ia.covers(l, objects)).collect();
+        let only_a: Vec<&Label> = va.iter().filter(|l| !ib.covers(l, objects)).collect();
+        let only_b: Vec<&Label> = vb.iter().filter(|l| !ia.covers(l, objects)).collect();
         // In object mode, count objects rather than field facts.
-        let count = |v: &[&String]| if objects { v.iter().map(|l| object(l).0).collect::<BTreeSet<_>>().len() } else { v.len() };
+        let count = |v: &[&Label]| if objects { v.iter().map(|l| object(l).0).collect::<BTreeSet<_>>().len() } else { v.len() };
         let (na, nb) = (count(&only_a), count(&only_b));
         for (v, m) in [(&only_a, &mut d.only_a_by_kind), (&only_b, &mut d.only_b_by_kind)] {
             for l in v.iter() {
@@ -153,7 +185,7 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [String])>, b: &BTreeMap<&'
             d.equal += 1;
         }
         for (v, w) in [(&only_a, &mut worst_a), (&only_b, &mut worst_b)] {
-            let listed: Vec<&String> = v.iter().copied().filter(of_kind).collect();
+            let listed: Vec<&Label> = v.iter().copied().filter(of_kind).collect();
             if !listed.is_empty() {
                 w.push(((*k).clone(), listed.len(), listed.iter().take(4).map(|s| s.to_string()).collect::<Vec<_>>()));
             }
@@ -193,9 +225,9 @@ impl Comparison {
 }
 
 pub fn compare(a: &Doc, b: &Doc, opts: &Options) -> Comparison {
-    let ptr_b: BTreeMap<&String, &[String]> = b.pointers.iter().map(|(k, v)| (k, v.as_slice())).collect();
-    let mod_b: BTreeMap<&String, &[String]> = b.functions.iter().map(|(k, v)| (k, v.modset.as_slice())).collect();
-    let ref_b: BTreeMap<&String, &[String]> = b.functions.iter().map(|(k, v)| (k, v.refset.as_slice())).collect();
+    let ptr_b: BTreeMap<&String, &[Label]> = b.pointers.iter().map(|(k, v)| (k, v.as_slice())).collect();
+    let mod_b: BTreeMap<&String, &[Label]> = b.functions.iter().map(|(k, v)| (k, v.modset.as_slice())).collect();
+    let ref_b: BTreeMap<&String, &[Label]> = b.functions.iter().map(|(k, v)| (k, v.refset.as_slice())).collect();
     Comparison {
         pointers: diff(a.pointers.iter().map(|(k, v)| (k, v.as_slice())), &ptr_b, opts),
         modset: diff(a.functions.iter().map(|(k, v)| (k, v.modset.as_slice())), &mod_b, opts),
@@ -207,10 +239,10 @@ pub fn compare(a: &Doc, b: &Doc, opts: &Options) -> Comparison {
 /// `mod` or `ref`; keys present on one side only are not compared.
 pub fn facts_only_in_b(a: &Doc, b: &Doc, objects: bool) -> Vec<(&'static str, String, String)> {
     let mut out = Vec::new();
-    let mut one = |kind: &'static str, k: &String, va: &[String], vb: &[String]| {
+    let mut one = |kind: &'static str, k: &String, va: &[Label], vb: &[Label]| {
         let ia = Indexed::new(va, objects);
         for l in vb.iter().filter(|l| !ia.covers(l, objects)) {
-            out.push((kind, k.clone(), l.clone()));
+            out.push((kind, k.clone(), l.to_string()));
         }
     };
     for (k, vb) in &b.pointers {
@@ -267,8 +299,8 @@ pub fn text(c: &Comparison, a: &str, b: &str) -> String {
 mod tests {
     use super::*;
 
-    fn v(s: &[&str]) -> Vec<String> {
-        s.iter().map(|x| x.to_string()).collect()
+    fn v(s: &[&str]) -> Vec<Label> {
+        s.iter().map(|x| Label(Rc::from(*x))).collect()
     }
 
     #[test]
@@ -285,6 +317,15 @@ mod tests {
         let c = v(&["heap:f:3.1"]);
         assert!(!Indexed::new(&c, false).covers("heap:f:3.2", false));
         assert!(Indexed::new(&c, true).covers("heap:f:3.2", true));
+    }
+
+    #[test]
+    fn equal_labels_are_shared() {
+        // Two documents naming the same object share one string.
+        let a: Vec<Label> = serde_json::from_str(r#"["heap:f:3.1", "global:g.0"]"#).unwrap();
+        let b: Vec<Label> = serde_json::from_str(r#"["global:g.0"]"#).unwrap();
+        assert!(Rc::ptr_eq(&a[1].0, &b[0].0));
+        assert_eq!(&*a[0], "heap:f:3.1");
     }
 
     #[test]
