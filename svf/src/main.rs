@@ -5,7 +5,8 @@
 
 use clap::{Parser, Subcommand};
 use serde_json::{json, Map, Value};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -45,10 +46,24 @@ enum Cmd {
 
 #[derive(Default)]
 struct Facts {
-    pointers: BTreeMap<String, BTreeSet<String>>,
-    functions: BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>,
+    pointers: BTreeMap<String, BTreeSet<Rc<str>>>,
+    functions: BTreeMap<String, (BTreeSet<Rc<str>>, BTreeSet<Rc<str>>)>,
     stats: Map<String, Value>,
     warnings: Vec<String>,
+    /// Each label once: SQLite's sets repeat a few hundred thousand labels tens of
+    /// millions of times.
+    labels: HashSet<Rc<str>>,
+}
+
+impl Facts {
+    fn label(&mut self, l: &str) -> Rc<str> {
+        if let Some(r) = self.labels.get(l) {
+            return r.clone();
+        }
+        let r: Rc<str> = Rc::from(l);
+        self.labels.insert(r.clone());
+        r
+    }
 }
 
 fn text(p: *const c_char) -> String {
@@ -66,7 +81,8 @@ extern "C" fn emit(ctx: *mut c_void, kind: c_int, a: *const c_char, b: *const c_
         let (a, b) = (text(a), text(b));
         match kind as u8 {
             b'p' => {
-                f.pointers.entry(a).or_default().insert(b);
+                let l = f.label(&b);
+                f.pointers.entry(a).or_default().insert(l);
             }
             b'v' => {
                 f.pointers.entry(a).or_default();
@@ -75,10 +91,12 @@ extern "C" fn emit(ctx: *mut c_void, kind: c_int, a: *const c_char, b: *const c_
                 f.functions.entry(a).or_default();
             }
             b'm' => {
-                f.functions.entry(a).or_default().0.insert(b);
+                let l = f.label(&b);
+                f.functions.entry(a).or_default().0.insert(l);
             }
             b'r' => {
-                f.functions.entry(a).or_default().1.insert(b);
+                let l = f.label(&b);
+                f.functions.entry(a).or_default().1.insert(l);
             }
             b's' => {
                 let v = b.parse::<f64>().map(|x| json!(x)).unwrap_or(json!(b));
@@ -123,32 +141,50 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     facts.stats.insert("wall_ms".into(), json!(t.elapsed().as_secs_f64() * 1e3));
     let keep = |f: &str| functions.is_empty() || functions.iter().any(|g| g == f);
     let keep_var = |v: &str| functions.is_empty() || v.split_once("::").is_some_and(|(f, _)| functions.iter().any(|g| g == f));
-    let funcs: BTreeMap<&String, Value> = facts
-        .functions
-        .iter()
-        .filter(|(f, _)| keep(f))
-        .map(|(f, (m, r))| (f, json!({"mod": m, "ref": r})))
-        .collect();
-    let pointers: BTreeMap<&String, &BTreeSet<String>> = facts.pointers.iter().filter(|(v, _)| keep_var(v)).collect();
+    // Written straight from the sets, without copying them into a JSON value.
+    #[derive(serde::Serialize)]
+    struct Sets<'a> {
+        #[serde(rename = "mod")]
+        modset: Vec<&'a str>,
+        #[serde(rename = "ref")]
+        refset: Vec<&'a str>,
+    }
+    #[derive(serde::Serialize)]
+    struct Doc<'a> {
+        schema: &'static str,
+        module: String,
+        analysis: &'static str,
+        functions: BTreeMap<&'a String, Sets<'a>>,
+        pointers: BTreeMap<&'a String, Vec<&'a str>>,
+        stats: &'a Map<String, Value>,
+    }
     if json {
-        let doc = json!({
-            "schema": "pspa.analysis/1",
-            "module": input.display().to_string(),
-            "analysis": "svf-3.4-andersen-wave-diff",
-            "functions": funcs,
-            "pointers": pointers,
-            "stats": facts.stats,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        let doc = Doc {
+            schema: "pspa.analysis/1",
+            module: input.display().to_string(),
+            analysis: "svf-3.4-andersen-wave-diff",
+            functions: facts.functions.iter().filter(|(f, _)| keep(f)).map(|(f, (m, r))| (f, Sets { modset: strs(m), refset: strs(r) })).collect(),
+            pointers: facts.pointers.iter().filter(|(v, _)| keep_var(v)).map(|(v, p)| (v, strs(p))).collect(),
+            stats: &facts.stats,
+        };
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(std::io::stdout().lock());
+        serde_json::to_writer_pretty(&mut w, &doc)?;
+        writeln!(w)?;
+        w.flush()?;
     } else {
         for (f, (m, r)) in facts.functions.iter().filter(|(f, _)| keep(f)) {
-            println!("{f}\n  mod: {}\n  ref: {}", m.iter().cloned().collect::<Vec<_>>().join(" "), r.iter().cloned().collect::<Vec<_>>().join(" "));
+            println!("{f}\n  mod: {}\n  ref: {}", strs(m).join(" "), strs(r).join(" "));
         }
         for (k, v) in &facts.stats {
             println!("{k}: {v}");
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn strs(s: &BTreeSet<Rc<str>>) -> Vec<&str> {
+    s.iter().map(|l| &**l).collect()
 }
 
 fn main() -> ExitCode {
