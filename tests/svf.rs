@@ -109,6 +109,24 @@ fn field_sensitivity_agrees_where_types_are_known() {
 }
 
 #[test]
+fn c_input_is_compiled_like_pspa_does() {
+    // pspa-svf compiles a .c itself with pspa's flags: the labels (debug lines, names) and
+    // so the whole answer must be those of the bitcode pspa's front end makes.
+    let Some(svf) = svf_bin() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap.c");
+    let (_, _, _, from_bc) = both(&svf, &c, dir.path());
+    let from_c = run_json(Command::new(&svf).args(["analyze", "--json"]).arg(&c));
+    let strip = |s: &str| {
+        let mut v: serde_json::Value = serde_json::from_str(s).unwrap();
+        v.as_object_mut().unwrap().remove("stats");
+        v.as_object_mut().unwrap().remove("module");
+        v
+    };
+    assert_eq!(strip(&from_bc), strip(&from_c));
+}
+
+#[test]
 fn require_subset_fails_on_a_soundness_difference() {
     // casts.c has one fact only SVF reports (see EXPLAINED): pspa compare --require-subset
     // must fail with SVF as B, and pass against itself.
@@ -132,7 +150,9 @@ fn bad_input_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let txt = dir.path().join("notes.bc");
     std::fs::write(&txt, "hello").unwrap();
-    for (p, needle) in [(dir.path().join("missing.bc"), "cannot read"), (txt, "not LLVM bitcode")] {
+    let bad_c = dir.path().join("broken.c");
+    std::fs::write(&bad_c, "int main(").unwrap();
+    for (p, needle) in [(dir.path().join("missing.bc"), "cannot read"), (txt, "not LLVM bitcode"), (bad_c, "failed")] {
         let out = Command::new(&svf).arg("analyze").arg(&p).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");

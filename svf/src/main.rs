@@ -29,7 +29,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Analyse LLVM bitcode (.bc) or IR (.ll) with SVF and print points-to and mod/ref.
+    /// Analyse LLVM bitcode (.bc), IR (.ll) or C (.c, compiled with clang-14 as `pspa
+    /// analyze` does) with SVF and print points-to and mod/ref.
     Analyze {
         input: PathBuf,
         /// Print the `pspa.analysis/1` JSON document instead of text.
@@ -118,11 +119,49 @@ fn check_input(path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A `.c` input compiled as `pspa analyze` compiles it (same flags, so the same debug lines
+/// and names, hence the same labels). Not shared with pspa's front end: linking pspa would
+/// bring LLVM 14 into a process that already has SVF's LLVM 21.
+fn compile_c(src: &Path, out: &Path) -> anyhow::Result<()> {
+    let cc = std::env::var("PSPA_CLANG").unwrap_or_else(|_| "clang-14".into());
+    let o = std::process::Command::new(&cc)
+        .args(["-g", "-O0", "-Xclang", "-disable-O0-optnone", "-fno-discard-value-names", "-emit-llvm", "-c"])
+        .arg(src)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .map_err(|e| anyhow::anyhow!("{}: cannot run `{}` ({}); install clang-14", src.display(), cc, e))?;
+    if !o.status.success() {
+        anyhow::bail!("{}: {} failed:\n{}", src.display(), cc, String::from_utf8_lossy(&o.stderr));
+    }
+    Ok(())
+}
+
+/// Removes the compiled bitcode of a `.c` input when the run ends.
+struct TempFile(Option<PathBuf>);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let Cmd::Analyze { input, json, functions, no_modref } = cli.cmd;
-    check_input(&input)?;
+    let mut temp = TempFile(None);
+    let bitcode = if input.extension().is_some_and(|e| e == "c") {
+        let out = std::env::temp_dir().join(format!("pspa-svf-{}.bc", std::process::id()));
+        compile_c(&input, &out)?;
+        temp.0 = Some(out.clone());
+        out
+    } else {
+        check_input(&input)?;
+        input.clone()
+    };
     let mut facts = Facts::default();
-    let c = CString::new(input.to_string_lossy().as_bytes())?;
+    let c = CString::new(bitcode.to_string_lossy().as_bytes())?;
     let t = std::time::Instant::now();
     let rc = unsafe { pspa_svf_analyze(c.as_ptr(), (!no_modref) as c_int, &mut facts as *mut Facts as *mut c_void, emit) };
     for w in &facts.warnings {
