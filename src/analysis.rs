@@ -66,14 +66,21 @@ pub struct Labelled<'a, 'p> {
     of: SetOf,
 }
 
-impl Serialize for Labelled<'_, '_> {
-    fn serialize<Ser: serde::Serializer>(&self, ser: Ser) -> Result<Ser::Ok, Ser::Error> {
+impl<'a> Labelled<'a, '_> {
+    /// The set's sorted labels, made now.
+    pub fn labels(&self) -> Vec<&'a str> {
         let a = self.a;
         match self.of {
-            SetOf::Mod(f) => a.label_refs(&a.modref.modset[f as usize]).serialize(ser),
-            SetOf::Ref(f) => a.label_refs(&a.modref.refset[f as usize]).serialize(ser),
-            SetOf::PointsTo(n) => a.label_refs(&a.solver.points_to(n)).serialize(ser),
+            SetOf::Mod(f) => a.label_refs(&a.modref.modset[f as usize]),
+            SetOf::Ref(f) => a.label_refs(&a.modref.refset[f as usize]),
+            SetOf::PointsTo(n) => a.label_refs(&a.solver.points_to(n)),
         }
+    }
+}
+
+impl Serialize for Labelled<'_, '_> {
+    fn serialize<Ser: serde::Serializer>(&self, ser: Ser) -> Result<Ser::Ok, Ser::Error> {
+        self.labels().serialize(ser)
     }
 }
 

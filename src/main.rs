@@ -128,22 +128,24 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
             let a = analysis::analyze(&prog);
-            if json {
-                let report = a.report_lazy(&functions, !no_memory);
-                // Streamed: on a large program the document is gigabytes.
-                let out = std::io::stdout().lock();
-                let mut w = std::io::BufWriter::with_capacity(1 << 20, out);
-                let r = serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from).and_then(|_| {
+            // Streamed, labelling each set as it is written: on a large program the report
+            // is gigabytes.
+            let report = a.report_lazy(&functions, json && !no_memory);
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            let r = if json {
+                serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from).and_then(|_| {
                     use std::io::Write;
-                    w.write_all(b"\n")?;
-                    w.flush()
-                });
-                match r {
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                    r => r?,
-                }
+                    w.write_all(b"\n")
+                })
             } else {
-                write_stdout(&text(&a.report(&functions, false), pointers))?;
+                write_text(&mut w, &report, pointers)
+            };
+            match r.and_then(|_| {
+                use std::io::Write;
+                w.flush()
+            }) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                r => r?,
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -225,27 +227,25 @@ fn write_stdout(s: &str) -> anyhow::Result<()> {
     }
 }
 
-fn text(r: &analysis::Report, pointers: bool) -> String {
-    use std::fmt::Write;
-    let mut o = String::new();
-    let _ = writeln!(o, "module {}", r.module);
+fn write_text(o: &mut impl std::io::Write, r: &analysis::Report<analysis::Labelled>, pointers: bool) -> std::io::Result<()> {
+    writeln!(o, "module {}", r.module)?;
     for (name, sets) in &r.functions {
-        let _ = writeln!(o, "\n{}", name);
-        let _ = writeln!(o, "  mod ({}): {}", sets.modset.len(), sets.modset.join(" "));
-        let _ = writeln!(o, "  ref ({}): {}", sets.refset.len(), sets.refset.join(" "));
+        let (m, rf) = (sets.modset.labels(), sets.refset.labels());
+        writeln!(o, "\n{}", name)?;
+        writeln!(o, "  mod ({}): {}", m.len(), m.join(" "))?;
+        writeln!(o, "  ref ({}): {}", rf.len(), rf.join(" "))?;
     }
     if pointers {
-        let _ = writeln!(o, "\npointers");
+        writeln!(o, "\npointers")?;
         for (v, p) in &r.pointers {
-            let _ = writeln!(o, "  {} -> {}", v, p.join(" "));
+            writeln!(o, "  {} -> {}", v, p.labels().join(" "))?;
         }
     }
     let s = &r.stats;
-    let _ = writeln!(
+    writeln!(
         o,
         "\n{} functions, {} objects, {} constraints; avg points-to {:.2}; {} unknown external calls; solved in {:.1} ms",
         s["functions_defined"], s["objects"], s["constraints"], s["avg_points_to"].as_f64().unwrap_or(0.0),
         s["unknown_external_calls"], s["solve_ms"].as_f64().unwrap_or(0.0)
-    );
-    o
+    )
 }

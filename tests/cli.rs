@@ -140,3 +140,27 @@ fn compare_counts_facts_on_each_side() {
     std::fs::write(&b, r#"{"schema":"pspa.modref/1"}"#).unwrap();
     assert_clean_error(&pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]), &["b.json", "pspa.analysis/1"]);
 }
+
+#[test]
+fn text_mode_says_what_json_says() {
+    // The text report is written set by set from the same analysis as the JSON one: each
+    // function's mod and ref lines and each pointer line must list exactly the JSON's labels.
+    let j = pspa(&["analyze", &fixture("fig1.c"), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    let t = pspa(&["analyze", &fixture("fig1.c"), "--pointers"]);
+    assert!(t.status.success());
+    let text = String::from_utf8(t.stdout).unwrap();
+    let line_after = |head: &str, prefix: &str| -> Vec<String> {
+        let mut lines = text.lines().skip_while(|l| *l != head).skip(1);
+        let l = lines.find(|l| l.trim_start().starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix} after {head}"));
+        l.split_once(": ").map(|(_, r)| r.split_whitespace().map(str::to_string).collect()).unwrap_or_default()
+    };
+    let json_list = |x: &serde_json::Value| -> Vec<String> { x.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect() };
+    for f in ["table_insert", "table_lookup", "main"] {
+        assert_eq!(line_after(f, "mod ("), json_list(&v["functions"][f]["mod"]), "{f} mod");
+        assert_eq!(line_after(f, "ref ("), json_list(&v["functions"][f]["ref"]), "{f} ref");
+    }
+    let e_line = text.lines().find(|l| l.trim_start().starts_with("main::e ->")).expect("main::e listed");
+    let e: Vec<String> = e_line.split(" -> ").nth(1).unwrap().split_whitespace().map(str::to_string).collect();
+    assert_eq!(e, json_list(&v["pointers"]["main::e"]));
+}
