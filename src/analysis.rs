@@ -4,7 +4,7 @@
 //! Labels: `SITE.N` for abstract field N, `SITE.*` for a field-insensitive object, where SITE
 //! is `global:NAME`, `stack:F:VAR`, `heap:F:LINE` or `func:NAME`.
 
-use crate::facts::{FuncId, Program};
+use crate::facts::{FuncId, ObjId, Program};
 use crate::modref::{self, ModRef};
 use crate::solver::{Node, Solver, SolverStats};
 use roaring::RoaringBitmap;
@@ -23,7 +23,7 @@ pub struct Analysis<'p> {
 /// Every location's label, and its rank in label order: sets are sorted by rank instead of
 /// formatting and comparing strings per element (most of a large report's time).
 struct LabelIndex {
-    /// By location node: (rank, label); rank u32::MAX for variable nodes.
+    /// By node: the rank of its label in `sorted` (u32::MAX for variable nodes).
     by_node: Vec<u32>,
     sorted: Vec<String>,
 }
@@ -143,8 +143,7 @@ impl<'p> Analysis<'p> {
         let s = &self.solver;
         let n = s.num_nodes();
         let mut labelled: Vec<(String, u32)> = Vec::new();
-        for (o, ob) in s.objs.iter().enumerate() {
-            let _ = o;
+        for ob in s.objs.iter() {
             for k in 0..ob.nfields.max(1) {
                 labelled.push((self.label(ob.base + k), ob.base + k));
             }
@@ -166,20 +165,16 @@ impl<'p> Analysis<'p> {
     }
 
     pub fn mod_of(&self, f: FuncId) -> Vec<String> {
-        self.labels(&self.modref.modset[f as usize])
+        self.set_labels(SetOf::Mod(f))
     }
 
     pub fn ref_of(&self, f: FuncId) -> Vec<String> {
-        self.labels(&self.modref.refset[f as usize])
+        self.set_labels(SetOf::Ref(f))
     }
 
     /// The sorted labels of a set.
     pub fn set_labels(&self, of: SetOf) -> Vec<String> {
-        match of {
-            SetOf::Mod(f) => self.labels(&self.modref.modset[f as usize]),
-            SetOf::Ref(f) => self.labels(&self.modref.refset[f as usize]),
-            SetOf::PointsTo(n) => self.labels(&self.solver.points_to(n)),
-        }
+        Labelled { a: self, of }.labels().into_iter().map(str::to_string).collect()
     }
 
     /// Points-to of every source-level pointer variable (`F::v`, `::g`).
@@ -206,11 +201,10 @@ impl<'p> Analysis<'p> {
     fn memory_with<S>(&self, mk: impl Fn(SetOf) -> S) -> BTreeMap<String, S> {
         let s = &self.solver;
         let mut out = BTreeMap::new();
-        for (o, ob) in s.objs.iter().enumerate() {
-            let n = if s.is_fi(o as u32) { 1 } else { ob.nfields };
-            for k in 0..n {
-                if s.points_to_len(ob.base + k) > 0 {
-                    out.insert(self.label(ob.base + k), mk(SetOf::PointsTo(ob.base + k)));
+        for o in 0..s.objs.len() as ObjId {
+            for field in s.field_range(o) {
+                if s.points_to_len(field) > 0 {
+                    out.insert(self.label(field), mk(SetOf::PointsTo(field)));
                 }
             }
         }

@@ -69,6 +69,8 @@ pub struct CallAnalysis<'p> {
     pub analysis: Analysis<'p>,
     /// Solver object of each abstract object of the initial state.
     pub obj_map: Vec<ObjId>,
+    /// The reverse: abstract object of each solver object that stands for one.
+    abs_of: BTreeMap<ObjId, u32>,
 }
 
 /// Run the solver from `abs` over what its function reaches.
@@ -136,21 +138,21 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<
     }
     let mut analysis = crate::analysis::analyze_from(s, &[abs.function]);
     analysis.solve_ms = t.elapsed().as_secs_f64() * 1e3;
-    CallAnalysis { analysis, obj_map }
+    let abs_of = obj_map.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
+    CallAnalysis { analysis, obj_map, abs_of }
 }
 
 impl<'p> CallAnalysis<'p> {
     /// The call's result relative to its initial state (with the post-state if asked).
     pub fn result(&self, abs: &AbstractState, with_post: bool) -> CallResult {
         let s = &self.analysis.solver;
-        let inv: BTreeMap<ObjId, u32> = self.obj_map.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
         let conv = |set: &RoaringBitmap| -> Vec<ResLoc> {
             let mut v: Vec<ResLoc> = set
                 .iter()
                 .map(|n| {
                     let o = s.obj_of(n);
                     let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
-                    match inv.get(&o) {
+                    match self.abs_of.get(&o) {
                         Some(&i) => ResLoc::Abs { obj: i, field },
                         None => ResLoc::Static(self.analysis.label(n)),
                     }
@@ -176,8 +178,7 @@ impl<'p> CallAnalysis<'p> {
         let s = &self.analysis.solver;
         let prog = s.prog;
         let mut objects: Vec<AbsObject> = abs.objects.clone();
-        let mut index: BTreeMap<ObjId, u32> =
-            self.obj_map.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
+        let mut index = self.abs_of.clone();
         for (i, o) in objects.iter_mut().enumerate() {
             if s.is_fi(self.obj_map[i]) {
                 o.layout = None;
@@ -223,13 +224,12 @@ impl<'p> CallAnalysis<'p> {
             if ob.kind == ObjKind::Func {
                 continue;
             }
-            let nf = if s.is_fi(o) { 1 } else { ob.nfields };
-            for k in 0..nf {
-                let pts: RoaringBitmap = s.points_to(ob.base + k);
+            for field in s.field_range(o) {
+                let pts: RoaringBitmap = s.points_to(field);
                 if pts.is_empty() {
                     continue;
                 }
-                let Some(h) = to_loc(s, ob.base + k, &mut objects, &mut abs_of) else { continue };
+                let Some(h) = to_loc(s, field, &mut objects, &mut abs_of) else { continue };
                 for t in pts.iter() {
                     if let Some(tl) = to_loc(s, t, &mut objects, &mut abs_of) {
                         edges.push((h, tl));

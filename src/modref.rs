@@ -6,7 +6,7 @@
 //! of its callers' sets, unless the function is recursive: then an inner activation may
 //! write an outer one's locals, which outlive the inner call, so its own sets keep them.
 
-use crate::facts::{Access, FuncId, ObjKind};
+use crate::facts::{Access, FuncId, ObjId, ObjKind};
 use crate::solver::{Node, Solver};
 use roaring::RoaringBitmap;
 
@@ -15,17 +15,6 @@ pub struct ModRef {
     /// Indexed by function (the last entry is the pseudo-function for unknown code).
     pub modset: Vec<RoaringBitmap>,
     pub refset: Vec<RoaringBitmap>,
-}
-
-/// All canonical field locations of the object holding `loc`.
-fn object_locs(s: &Solver, loc: Node, out: &mut RoaringBitmap) {
-    let o = s.obj_of(loc);
-    let ob = &s.objs[o as usize];
-    if s.is_fi(o) {
-        out.insert(ob.base);
-    } else {
-        out.insert_range(ob.base..ob.base + ob.nfields);
-    }
 }
 
 /// Locations `size` bytes from `loc` cover (whole objects when size is None).
@@ -40,21 +29,13 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
             if !seen.insert(o) || s.objs[o as usize].is_code() {
                 continue;
             }
-            if acc.write && !s.objs[o as usize].is_writable() {
-                // Not written, but what it points to may be.
-                let mut fields = RoaringBitmap::new();
-                object_locs(s, l, &mut fields);
-                for f in fields.iter() {
-                    work.extend(s.points_to(f).iter());
-                }
-                continue;
-            }
-            let mut fields = RoaringBitmap::new();
-            object_locs(s, l, &mut fields);
-            for f in fields.iter() {
+            for f in s.field_range(o) {
                 work.extend(s.points_to(f).iter());
             }
-            *out |= fields;
+            // Constant memory is not written, but what it points to may be.
+            if !acc.write || s.objs[o as usize].is_writable() {
+                out.insert_range(s.field_range(o));
+            }
         }
         return;
     }
@@ -70,8 +51,7 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
             continue; // writing constant memory faults: not a side effect of a returning call
         }
         match acc.size {
-            None if s.is_fi(s.obj_of(l)) => locs.push(ob.base),
-            None => locs.extend(ob.base..ob.base + ob.nfields),
+            None => locs.extend(s.field_range(s.obj_of(l))),
             Some(size) => locs.extend(s.covering(l, size).iter().map(|f| s.canon(f))),
         }
     }
@@ -102,10 +82,7 @@ pub fn compute(s: &Solver) -> ModRef {
     let mut locals = vec![RoaringBitmap::new(); nf];
     for (o, ob) in s.objs.iter().enumerate() {
         if let (ObjKind::Stack, Some(owner)) = (ob.kind, ob.owner) {
-            let mut l = RoaringBitmap::new();
-            object_locs(s, ob.base, &mut l);
-            let _ = o;
-            locals[owner as usize] |= l;
+            locals[owner as usize].insert_range(s.field_range(o as ObjId));
         }
     }
     // Only functions the solve reached (and unknown code) can have effects: a local

@@ -283,6 +283,12 @@ impl<'p> Solver<'p> {
         self.add_pts(n, loc);
     }
 
+    /// The canonical field nodes of object `o`: its base alone when field-insensitive.
+    pub fn field_range(&self, o: ObjId) -> std::ops::Range<Node> {
+        let ob = &self.objs[o as usize];
+        ob.base..ob.base + if self.is_fi(o) { 1 } else { ob.nfields }
+    }
+
     /// The node of abstract field `field` of object `o` (its base when field-insensitive).
     pub fn field_node(&self, o: ObjId, field: u32) -> Node {
         let ob = &self.objs[o as usize];
@@ -316,16 +322,6 @@ impl<'p> Solver<'p> {
     /// Returns whether r grew.
     fn grow(&mut self, r: Node, add: &RoaringBitmap) -> bool {
         let ru = r as usize;
-        if self.succ[ru].is_empty() && self.complex[ru].is_empty() {
-            // A sink: nothing to remember, no difference to build.
-            let before = self.pts[ru].len();
-            self.pts[ru] |= add;
-            if self.pts[ru].len() == before {
-                return false;
-            }
-            self.mark_changed(r);
-            return true;
-        }
         let new = if self.pts[ru].is_empty() { add.clone() } else { add - &self.pts[ru] };
         if new.is_empty() {
             return false;
@@ -370,26 +366,9 @@ impl<'p> Solver<'p> {
         }
         let (r, o) = if ra < rb { (ra, rb) } else { (rb, ra) };
         self.rep[o as usize] = r;
-        // What the merged node's successors (complex constraints) have all seen: what both
-        // sides had handled; a side without successors (constraints) makes no demand.
-        let handled = |s: &Self, d: &Vec<RoaringBitmap>, has: bool, n: usize| -> Option<RoaringBitmap> {
-            has.then(|| &s.pts[n] - &d[n])
-        };
         let (ru, ou) = (r as usize, o as usize);
-        let seen_p = match (
-            handled(self, &self.pdelta, !self.succ[ru].is_empty(), ru),
-            handled(self, &self.pdelta, !self.succ[ou].is_empty(), ou),
-        ) {
-            (Some(a), Some(b)) => Some(a & b),
-            (a, b) => a.or(b),
-        };
-        let seen_c = match (
-            handled(self, &self.cdelta, !self.complex[ru].is_empty(), ru),
-            handled(self, &self.cdelta, !self.complex[ou].is_empty(), ou),
-        ) {
-            (Some(a), Some(b)) => Some(a & b),
-            (a, b) => a.or(b),
-        };
+        let seen_p = self.handled_by_both(&self.pdelta, !self.succ[ru].is_empty(), !self.succ[ou].is_empty(), ru, ou);
+        let seen_c = self.handled_by_both(&self.cdelta, !self.complex[ru].is_empty(), !self.complex[ou].is_empty(), ru, ou);
         let po = std::mem::take(&mut self.pts[ou]);
         self.pts[ru] |= po;
         self.pdelta[ou] = RoaringBitmap::new();
@@ -406,6 +385,19 @@ impl<'p> Solver<'p> {
         }
         self.mark_changed(r);
         r
+    }
+
+    /// Before nodes a and b merge: what the successors (or complex constraints) of both have
+    /// already seen, given each node's pending differences `d`. A node without successors
+    /// (constraints), `has_*` false, makes no demand; None when neither has any.
+    fn handled_by_both(&self, d: &[RoaringBitmap], has_a: bool, has_b: bool, a: usize, b: usize) -> Option<RoaringBitmap> {
+        let handled = |n: usize| &self.pts[n] - &d[n];
+        match (has_a, has_b) {
+            (true, true) => Some(handled(a) & handled(b)),
+            (true, false) => Some(handled(a)),
+            (false, true) => Some(handled(b)),
+            (false, false) => None,
+        }
     }
 
     fn mark_changed(&mut self, r: Node) {
@@ -738,9 +730,7 @@ impl<'p> Solver<'p> {
             }
         }
         self.stats.nodes = self.rep.len();
-        let t = std::time::Instant::now();
         self.canonicalize();
-        log::debug!("canonical sets in {:.0} ms ({} non-canonical fields)", t.elapsed().as_secs_f64() * 1e3, self.noncanon.len());
         self.normalize_succ();
         self.stats.copy_edges = self.succ.iter().map(|s| s.len()).sum();
         if log::log_enabled!(log::Level::Debug) {
@@ -1032,19 +1022,8 @@ impl<'p> Solver<'p> {
 
     /// Merged mode of a memcopy: sources' fields -> tmp -> destinations' fields.
     fn merged_memcopy(&mut self, tmp: Node, size: Option<u64>, ds: &RoaringBitmap, ss: &RoaringBitmap) {
-        let fields = |s: &Self, l: Node| -> Vec<Node> {
-            let o = s.node_obj[l as usize];
-            let ob = &s.objs[o as usize];
-            if ob.is_code() {
-                return Vec::new();
-            }
-            match size {
-                Some(n) => s.covering(l, n).iter().map(|f| s.canon(f)).collect(),
-                None => (ob.base..ob.base + if s.fi[o as usize] { 1 } else { ob.nfields }).collect(),
-            }
-        };
         for ls in ss.iter() {
-            for f in fields(self, ls) {
+            for f in self.copied_fields(ls, size) {
                 self.add_edge(f, tmp);
             }
         }
@@ -1052,9 +1031,22 @@ impl<'p> Solver<'p> {
             if !self.objs[self.node_obj[ld as usize] as usize].is_writable() {
                 continue;
             }
-            for f in fields(self, ld) {
+            for f in self.copied_fields(ld, size) {
                 self.add_edge(tmp, f);
             }
+        }
+    }
+
+    /// The canonical fields a copy of `size` bytes at `l` touches (the whole object when
+    /// unknown); none for code.
+    fn copied_fields(&self, l: Node, size: Option<u64>) -> Vec<Node> {
+        let o = self.node_obj[l as usize];
+        if self.objs[o as usize].is_code() {
+            return Vec::new();
+        }
+        match size {
+            Some(n) => self.covering(l, n).iter().map(|f| self.canon(f)).collect(),
+            None => self.field_range(o).collect(),
         }
     }
 
@@ -1065,22 +1057,13 @@ impl<'p> Solver<'p> {
         if !self.objs[od as usize].is_writable() || self.objs[os as usize].is_code() {
             return; // code is not data; constant memory is never written
         }
-        let fields = |s: &Self, l: Node, o: ObjId| -> Vec<Node> {
-            match size {
-                Some(n) => s.covering(l, n).iter().map(|f| s.canon(f)).collect(),
-                None => {
-                    let ob = &s.objs[o as usize];
-                    (ob.base..ob.base + if s.fi[o as usize] { 1 } else { ob.nfields }).collect()
-                }
-            }
-        };
         let (bd, bs) = (self.objs[od as usize].base, self.objs[os as usize].base);
         let same = self.objs[od as usize].layout.is_some()
             && self.objs[od as usize].layout == self.objs[os as usize].layout
             && ld - bd == ls - bs
             && !self.fi[od as usize]
             && !self.fi[os as usize];
-        let src_fields = fields(self, ls, os);
+        let src_fields = self.copied_fields(ls, size);
         if same {
             for f in src_fields {
                 self.add_edge(f, bd + (f - bs));
@@ -1089,7 +1072,7 @@ impl<'p> Solver<'p> {
             for f in src_fields {
                 self.add_edge(f, tmp);
             }
-            for f in fields(self, ld, od) {
+            for f in self.copied_fields(ld, size) {
                 self.add_edge(tmp, f);
             }
         }
@@ -1161,19 +1144,9 @@ impl<'p> Solver<'p> {
             return;
         }
         for n in 0..self.rep.len() {
-            if self.rep[n] as usize != n {
-                continue;
+            if self.rep[n] as usize == n && !self.pts[n].is_disjoint(&self.noncanon) {
+                self.pts[n] = self.canonical(&self.pts[n]);
             }
-            // In place: the non-canonical part is small, the sets are not.
-            let inter = &self.pts[n] & &self.noncanon;
-            if inter.is_empty() {
-                continue;
-            }
-            let mut bases: Vec<Node> = inter.iter().map(|l| self.canon(l)).collect();
-            bases.sort_unstable();
-            bases.dedup();
-            self.pts[n] -= &inter;
-            self.pts[n] |= RoaringBitmap::from_sorted_iter(bases).expect("sorted");
         }
     }
 
@@ -1199,15 +1172,13 @@ impl<'p> Solver<'p> {
     /// Size of the canonical points-to set of a node (without building it when possible).
     pub fn points_to_len(&self, n: Node) -> u64 {
         let p = &self.pts[self.find_ro(n) as usize];
+        // After a solve the sets are canonical (`canonicalize`): the rebuild is for sets read
+        // before that.
         if p.is_disjoint(&self.noncanon) {
-            return p.len();
+            p.len()
+        } else {
+            self.canonical(p).len()
         }
-        // Non-canonical fields count as their object's base, once, unless already there.
-        let inter = p & &self.noncanon;
-        let mut bases: Vec<Node> = inter.iter().map(|l| self.canon(l)).filter(|b| !p.contains(*b)).collect();
-        bases.sort_unstable();
-        bases.dedup();
-        p.len() - inter.len() + bases.len() as u64
     }
 
     /// Bytes held by the points-to bitmaps: (sets, pending propagation, pending constraints), for memory

@@ -43,8 +43,12 @@ fn svf_bin() -> Option<PathBuf> {
     }
 }
 
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
 fn fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let dir = fixture("");
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
     v.sort();
     v
@@ -99,7 +103,7 @@ fn field_sensitivity_agrees_where_types_are_known() {
     // Andersen analyses must give exactly the same points-to and mod/ref sets there.
     let Some(svf) = svf_bin() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fields.c");
+    let c = fixture("fields.c");
     let (ours, theirs, _, _) = both(&svf, &c, dir.path());
     let cmp = compare::compare(&ours, &theirs, &compare::Options::default());
     for d in [&cmp.pointers, &cmp.modset, &cmp.refset] {
@@ -114,7 +118,7 @@ fn c_input_is_compiled_like_pspa_does() {
     // so the whole answer must be those of the bitcode pspa's front end makes.
     let Some(svf) = svf_bin() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap.c");
+    let c = fixture("heap.c");
     let (_, _, _, from_bc) = both(&svf, &c, dir.path());
     let from_c = run_json(Command::new(&svf).args(["analyze", "--json"]).arg(&c));
     let strip = |s: &str| {
@@ -132,7 +136,7 @@ fn require_subset_fails_on_a_soundness_difference() {
     // must fail with SVF as B, and pass against itself.
     let Some(svf) = svf_bin() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let c = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/casts.c");
+    let c = fixture("casts.c");
     let (_, _, ours, theirs) = both(&svf, &c, dir.path());
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     std::fs::write(&a, ours).unwrap();
