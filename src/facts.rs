@@ -98,6 +98,16 @@ pub enum Constraint {
     Escape { src: VarId },
 }
 
+impl Constraint {
+    /// The variable the constraint defines, if any.
+    pub fn dst(&self) -> Option<VarId> {
+        match *self {
+            Constraint::AddrOf { dst, .. } | Constraint::Copy { dst, .. } | Constraint::Load { dst, .. } | Constraint::Gep { dst, .. } => Some(dst),
+            Constraint::Store { .. } | Constraint::MemCopy { .. } | Constraint::Escape { .. } => None,
+        }
+    }
+}
+
 /// A memory access for mod/ref: `size` bytes at ptr, or whole objects when None.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
@@ -191,9 +201,45 @@ pub struct Program {
     pub site_functions: FxHashMap<usize, FuncId>,
     /// Name -> function and label -> object, built on first use (see `function_by_name`).
     names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
+    /// See `single_def`; built on first use.
+    single_def: once_cell::sync::OnceCell<Vec<bool>>,
 }
 
 impl Program {
+    /// Variables whose points-to set is exactly what one constraint of the program puts
+    /// there: defined by a single constraint and never bound by a call (formals, results,
+    /// returned values, variadic areas are). The solver may merge two such variables when
+    /// their constraints are the same function of the same inputs. Computed once, at the
+    /// first solve: the program is complete by then (only the front end builds it).
+    pub fn single_def(&self) -> &[bool] {
+        self.single_def.get_or_init(|| {
+            let n = self.num_vars as usize;
+            let mut defs = vec![0u8; n];
+            let mut def = |v: VarId| {
+                if let Some(d) = defs.get_mut(v as usize) {
+                    *d = d.saturating_add(1);
+                }
+            };
+            let all = self.functions.iter().flat_map(|f| f.constraints.iter()).chain(self.init_constraints.iter());
+            for c in all {
+                if let Some(d) = c.dst() {
+                    def(d);
+                }
+            }
+            // Bound by calls: counted as a second definition.
+            let bound = self
+                .functions
+                .iter()
+                .flat_map(|f| f.formals.iter().flatten().chain(f.ret.iter()).chain(f.varargs.iter().map(|(_, v)| v)))
+                .chain(self.calls.iter().flat_map(|c| c.ret.iter()));
+            for &v in bound {
+                def(v);
+                def(v);
+            }
+            defs.into_iter().map(|d| d == 1).collect()
+        })
+    }
+
     pub fn new_var(&mut self) -> VarId {
         self.num_vars += 1;
         self.num_vars - 1

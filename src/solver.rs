@@ -44,6 +44,15 @@ impl std::ops::DerefMut for ObjInfo {
     }
 }
 
+/// What defines a single-definition variable (see `Program::single_def`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum MergeKey {
+    Addr(ObjId, i64),
+    Copy(Node),
+    Load(Node, u64),
+    Gep(Node, Gep),
+}
+
 #[derive(Clone, Debug)]
 enum Cx {
     Load { dst: Node, size: u64 },
@@ -75,6 +84,8 @@ pub struct SolverStats {
     pub rounds: usize,
     pub copy_edges: usize,
     pub merged_in_cycles: usize,
+    /// Variables merged before solving: defined by the same constraint over the same inputs.
+    pub merged_offline: usize,
     pub collapsed_objects: usize,
     pub escaped_objects: usize,
     pub live_functions: usize,
@@ -132,6 +143,8 @@ pub struct Solver<'p> {
     /// Field nodes of collapsed objects other than their base (not canonical).
     noncanon: RoaringBitmap,
     model_vars: FxHashMap<(CallId, u32), Node>,
+    /// Constraint identity -> the single-definition variable that stands for it.
+    merge_keys: FxHashMap<MergeKey, Node>,
     /// covering(): abstract fields a (layout, field, size) access overlaps, relative.
     cover_memo: std::cell::RefCell<FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>>,
     pub stats: SolverStats,
@@ -176,6 +189,7 @@ impl<'p> Solver<'p> {
             fi: Vec::new(),
             noncanon: RoaringBitmap::new(),
             model_vars: FxHashMap::default(),
+            merge_keys: FxHashMap::default(),
             cover_memo: Default::default(),
             stats: SolverStats::default(),
         };
@@ -462,7 +476,28 @@ impl<'p> Solver<'p> {
     }
 
     fn install(&mut self, constraints: &'p [Constraint]) {
+        let single = self.prog.single_def();
         for c in constraints {
+            if let Some(key) = self.merge_key(c, single) {
+                if let MergeKey::Copy(src) = key {
+                    self.stats.merged_offline += 1;
+                    self.unite(c.dst().unwrap(), src);
+                    continue;
+                }
+                match self.merge_keys.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        // Same constraint over the same inputs: the same set. At -O0 every
+                        // use of a local reloads it, so this removes most load results.
+                        let w = *e.get();
+                        self.stats.merged_offline += 1;
+                        self.unite(c.dst().unwrap(), w);
+                        continue;
+                    }
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(c.dst().unwrap());
+                    }
+                }
+            }
             match c {
                 Constraint::AddrOf { dst, obj, offset } => {
                     let l = self.loc(*obj, *offset);
@@ -482,6 +517,25 @@ impl<'p> Solver<'p> {
                 }
             }
         }
+    }
+
+    /// The identity of a single-definition variable's constraint: two variables with the
+    /// same key have the same points-to set at the fixpoint. None when the variable may get
+    /// facts from elsewhere (it is bound by calls, has several definitions, or was seeded).
+    fn merge_key(&mut self, c: &Constraint, single: &[bool]) -> Option<MergeKey> {
+        let dst = c.dst()?;
+        let r = self.find(dst);
+        if !single.get(dst as usize).copied().unwrap_or(false) || !self.pts[r as usize].is_empty() {
+            return None;
+        }
+        Some(match c {
+            Constraint::AddrOf { obj, offset, .. } => MergeKey::Addr(*obj, *offset),
+            // dst = src exactly: src stands for the group.
+            Constraint::Copy { src, .. } => MergeKey::Copy(self.find(*src)),
+            Constraint::Load { ptr, size, .. } => MergeKey::Load(self.find(*ptr), *size),
+            Constraint::Gep { src, gep, .. } => MergeKey::Gep(self.find(*src), gep.clone()),
+            _ => return None,
+        })
     }
 
     fn intern_gep(&mut self, g: Gep) -> u32 {

@@ -90,6 +90,8 @@ fn copy_cycles_are_merged_and_share_one_set() {
             Constraint::AddrOf { dst: a, obj: x, offset: 0 },
             Constraint::AddrOf { dst: c, obj: y, offset: 0 },
             Constraint::Copy { dst: b, src: a },
+            // A second definition of b, so that b is not merged before solving.
+            Constraint::AddrOf { dst: b, obj: x, offset: 0 },
             Constraint::Copy { dst: c, src: b },
             Constraint::Copy { dst: a, src: c },
         ],
@@ -101,6 +103,58 @@ fn copy_cycles_are_merged_and_share_one_set() {
         assert_eq!(labels(&s, n), vec!["global:x.*", "global:y.*"]);
     }
     assert_eq!(s.stats.merged_in_cycles, 2);
+    assert_eq!(s.stats.merged_offline, 0);
+}
+
+#[test]
+fn variables_defined_alike_are_merged_before_solving_and_keep_their_sets() {
+    // p -> pair (fields a, b); pair.a -> x, pair.b -> y.
+    // l1 = *p and l2 = *p (8 bytes): one set, {x}. l3 = *p reading 16 bytes sees both
+    // fields: {x, y}, so it must stay apart. g1 = p + 8 and g2 = p + 8 point to pair.b.
+    // c = l1 (a plain copy) is l1. m = *p but also m = &y: two definitions, kept apart,
+    // {x, y}. The formal q is bound by calls and is never merged, even though its only
+    // constraint in the body is q = &x.
+    let mut p = Program::default();
+    let lay = pair_layout(&mut p);
+    let pair = obj(&mut p, "global:pair", Some(lay));
+    let x = obj(&mut p, "global:x", None);
+    let y = obj(&mut p, "global:y", None);
+    let [ptr, l1, l2, l3, g1, g2, c, m, q, q2] = std::array::from_fn(|_| p.new_var());
+    let gep8 = Gep { offset: 8, strides: vec![] };
+    let f = func(
+        &mut p,
+        "f",
+        vec![
+            Constraint::AddrOf { dst: ptr, obj: pair, offset: 0 },
+            Constraint::Load { dst: l1, ptr, size: 8 },
+            Constraint::Load { dst: l2, ptr, size: 8 },
+            Constraint::Load { dst: l3, ptr, size: 16 },
+            Constraint::Gep { dst: g1, src: ptr, gep: gep8.clone() },
+            Constraint::Gep { dst: g2, src: ptr, gep: gep8 },
+            Constraint::Copy { dst: c, src: l1 },
+            Constraint::Load { dst: m, ptr, size: 8 },
+            Constraint::AddrOf { dst: m, obj: y, offset: 0 },
+            Constraint::AddrOf { dst: q, obj: x, offset: 0 },
+            Constraint::AddrOf { dst: q2, obj: x, offset: 0 },
+        ],
+    );
+    p.functions[f as usize].formals = vec![Some(q)];
+    p.init = vec![(pair, 0, x, 0), (pair, 8, y, 0)];
+    let mut s = Solver::new(&p);
+    s.solve(&[f]);
+    assert_eq!(labels(&s, l1), vec!["global:x.*"]);
+    assert_eq!(labels(&s, l2), vec!["global:x.*"]);
+    assert_eq!(labels(&s, c), vec!["global:x.*"]);
+    assert_eq!(labels(&s, l3), vec!["global:x.*", "global:y.*"]);
+    assert_eq!(labels(&s, g1), vec!["global:pair.1"]);
+    assert_eq!(labels(&s, g2), vec!["global:pair.1"]);
+    assert_eq!(labels(&s, m), vec!["global:x.*", "global:y.*"]);
+    assert_eq!(labels(&s, q), vec!["global:x.*"]);
+    let same = |a: u32, b: u32| s.find_ro(a) == s.find_ro(b);
+    assert!(same(l1, l2) && same(l1, c) && same(g1, g2));
+    assert!(!same(l1, l3) && !same(l1, m) && !same(q, q2));
+    // l2, c and g2 merged offline.
+    assert_eq!(s.stats.merged_offline, 3);
 }
 
 #[test]
