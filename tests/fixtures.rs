@@ -16,7 +16,9 @@ use pspa::facts::Program;
 use pspa::frontend::FrontOptions;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+mod common;
+use common::observe;
 
 fn fixture_path(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
@@ -88,24 +90,6 @@ fn check(a: &Analysis, e: &Expect) -> Result<(), String> {
     } else {
         Err(format!("{} {} {} {:?}: got {:?}", e.kind, e.subject, e.op, want, got))
     }
-}
-
-/// Native run under the observation harness; returns the observed facts.
-fn observe(path: &Path) -> Vec<String> {
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("fixture");
-    let out = dir.path().join("obs.txt");
-    let cc = Command::new(pspa::frontend::clang())
-        .args(["-DOBSERVE", "-g", "-O0", "-w"])
-        .arg(path)
-        .arg("-o")
-        .arg(&bin)
-        .output()
-        .expect("clang-14 runs");
-    assert!(cc.status.success(), "native build failed: {}", String::from_utf8_lossy(&cc.stderr));
-    let run = Command::new(&bin).env("OBS_OUT", &out).stdin(std::process::Stdio::null()).output().unwrap();
-    assert!(run.status.code().is_some(), "fixture crashed");
-    std::fs::read_to_string(&out).unwrap_or_default().lines().map(String::from).collect()
 }
 
 fn check_observed(a: &Analysis, fact: &str) -> Result<(), String> {
@@ -209,13 +193,13 @@ macro_rules! fixtures {
     };
 }
 
-fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature);
+fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature, initializers);
 
 #[test]
 fn every_fixture_is_listed() {
     let listed = [
         "fig1", "fields", "heap", "funcptr", "varargs", "memops", "casts", "libc", "unknown", "globals", "recursion", "typeconf",
-        "signature",
+        "signature", "initializers",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();
