@@ -256,6 +256,7 @@ impl<'p> Analysis<'p> {
             "unknown_externals": prog.stats.unknown_externals,
             "unknown_external_calls": prog.stats.unknown_externals.values().sum::<usize>(),
             "unsupported": prog.stats.unsupported,
+            "svf_blind_spots": prog.stats.svf_blind_spots,
             "solve_ms": self.solve_ms,
         })
     }

@@ -173,6 +173,8 @@ pub struct FrontStats {
     pub unknown_externals: std::collections::BTreeMap<String, usize>,
     /// Instructions the front end does not model precisely (handled conservatively).
     pub unsupported: std::collections::BTreeMap<String, usize>,
+    /// Facts dropped on purpose by `--svf-blind-spots` (unsound), by kind.
+    pub svf_blind_spots: std::collections::BTreeMap<String, usize>,
 }
 
 /// Everything the solver needs about a program.

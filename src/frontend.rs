@@ -24,6 +24,19 @@ use std::process::Command;
 pub struct FrontOptions {
     /// Extra functions that allocate like malloc (`--allocator NAME`).
     pub allocators: Vec<String>,
+    /// UNSOUND, for comparisons only (`--svf-blind-spots`): drop the facts the SVF baseline
+    /// misses on the fixtures (tests/svf.rs, SVF_MISSES), so that set sizes can be compared
+    /// on equal inputs: pointers in array initialisers and at offset 0 of struct
+    /// initialisers, and variadic arguments (va_start gives the va_list nothing).
+    pub svf_blind_spots: bool,
+}
+
+/// Where an initialiser's pointer sits, for `svf_blind_spots`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum InitPlace {
+    Scalar,
+    Struct,
+    Array,
 }
 
 /// An LLVM module with its context: parsed here (disposed on drop) or borrowed from the
@@ -265,7 +278,7 @@ impl<'m> Front<'m> {
             let init = LLVMGetInitializer(g);
             if !init.is_null() {
                 let obj = self.globals[&g];
-                self.walk_init(obj, init, 0);
+                self.walk_init(obj, init, 0, InitPlace::Scalar);
             }
             g = LLVMGetNextGlobal(g);
         }
@@ -484,7 +497,7 @@ impl<'m> Front<'m> {
     }
 
     /// Pointer constants inside a global's initialiser, at byte offset `off`.
-    unsafe fn walk_init(&mut self, obj: ObjId, c: LLVMValueRef, off: i64) {
+    unsafe fn walk_init(&mut self, obj: ObjId, c: LLVMValueRef, off: i64, place: InitPlace) {
         let t = LLVMTypeOf(c);
         if !self.is_pointerish(t) || !LLVMIsAConstantAggregateZero(c).is_null() || !LLVMIsAUndefValue(c).is_null() {
             return;
@@ -493,7 +506,8 @@ impl<'m> Front<'m> {
             LLVMTypeKind::LLVMStructTypeKind => {
                 for i in 0..LLVMGetNumOperands(c) as u32 {
                     let eo = LLVMOffsetOfElement(self.td, t, i) as i64;
-                    self.walk_init(obj, LLVMGetOperand(c, i), off + eo);
+                    let inner = if place == InitPlace::Array { place } else { InitPlace::Struct };
+                    self.walk_init(obj, LLVMGetOperand(c, i), off + eo, inner);
                 }
             }
             LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
@@ -502,10 +516,15 @@ impl<'m> Front<'m> {
                     return; // only ints and floats
                 }
                 for i in 0..LLVMGetNumOperands(c) as u32 {
-                    self.walk_init(obj, LLVMGetOperand(c, i), off + i as i64 * es);
+                    self.walk_init(obj, LLVMGetOperand(c, i), off + i as i64 * es, InitPlace::Array);
                 }
             }
             _ => {
+                if self.opts.svf_blind_spots && (place == InitPlace::Array || (place == InitPlace::Struct && off == 0)) {
+                    let what = if place == InitPlace::Array { "array initialiser" } else { "struct initialiser at offset 0" };
+                    *self.prog.stats.svf_blind_spots.entry(what.into()).or_insert(0) += 1;
+                    return;
+                }
                 if let Some((t, toff)) = self.const_target(c) {
                     self.prog.init.push((obj, off, t, toff));
                 } else if let Some(v) = self.var(c) {
@@ -949,6 +968,9 @@ impl<'m> Front<'m> {
                 if let Some(d) = arg(self, 0) {
                     self.f().accesses.push(Access { ptr: d, size: len, write: true });
                 }
+            }
+            "llvm.va_start" if self.opts.svf_blind_spots => {
+                *self.prog.stats.svf_blind_spots.entry("va_start".into()).or_insert(0) += 1;
             }
             "llvm.va_start" => {
                 if let (Some(ap), Some((_, vv))) = (arg(self, 0), self.f().varargs) {

@@ -43,6 +43,11 @@ enum Cmd {
         /// Leave the `memory` map out of the JSON (it is the largest part on big programs).
         #[arg(long)]
         no_memory: bool,
+        /// UNSOUND, for comparisons only: drop the facts SVF misses (pointers in array
+        /// initialisers and at offset 0 of struct initialisers, variadic arguments), to
+        /// compare set sizes with SVF on equal inputs. Counted in stats.svf_blind_spots.
+        #[arg(long)]
+        svf_blind_spots: bool,
     },
     /// Compare two `pspa.analysis/1` documents (pspa against pspa-svf, or two runs): per
     /// pointer and per function, facts only one side has, and set sizes.
@@ -123,8 +128,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Analyze { input, json, functions, allocators, pointers, no_memory } => {
-            let prog = Program::from_file(&input, &FrontOptions { allocators })?;
+        Cmd::Analyze { input, json, functions, allocators, pointers, no_memory, svf_blind_spots } => {
+            let prog = Program::from_file(&input, &FrontOptions { allocators, svf_blind_spots })?;
             for f in &functions {
                 match prog.function_by_name(f) {
                     Some(id) if prog.functions[id as usize].defined => {}
@@ -156,7 +161,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, stats, cache_entries } => {
             let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
-            let opts = FrontOptions { allocators };
+            let opts = FrontOptions { allocators, ..Default::default() };
             // One session per module: snapshots of different programs do not share anything.
             let mut sessions: std::collections::HashMap<PathBuf, Session> = Default::default();
             let mut reports = Vec::new();

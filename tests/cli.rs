@@ -164,3 +164,34 @@ fn text_mode_says_what_json_says() {
     let e: Vec<String> = e_line.split(" -> ").nth(1).unwrap().split_whitespace().map(str::to_string).collect();
     assert_eq!(e, json_list(&v["pointers"]["main::e"]));
 }
+
+#[test]
+fn svf_blind_spots_drop_exactly_what_svf_misses() {
+    // initializers.c: `table` (3 pointers) and `ctable` (2) are array initialisers, st.x is
+    // at offset 0 of a struct initialiser: 6 pointers dropped, so q0, qi, k and sx point
+    // nowhere. st.y (offset 8) stays: sy is not in the fixture, but mem st.1 keeps &c.
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["analyze", "--json"];
+        args.extend_from_slice(extra);
+        let f = fixture("initializers.c");
+        args.push(&f);
+        let out = pspa(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let blind = run(&["--svf-blind-spots"]);
+    for v in ["main::q0", "main::qi", "main::k", "main::sx"] {
+        assert_eq!(blind["pointers"][v], serde_json::json!([]), "{v}");
+    }
+    assert_eq!(blind["memory"]["global:st.1"], serde_json::json!(["global:c.0"]));
+    assert_eq!(blind["stats"]["svf_blind_spots"], serde_json::json!({"array initialiser": 5, "struct initialiser at offset 0": 1}));
+    // Off by default: the sound answer, and nothing dropped.
+    let sound = run(&[]);
+    assert_eq!(sound["pointers"]["main::sx"], serde_json::json!(["global:b.0"]));
+    assert_eq!(sound["stats"]["svf_blind_spots"], serde_json::json!({}));
+    // varargs.c: va_start gives the va_list nothing, so first's result is empty.
+    let out = pspa(&["analyze", "--json", "--svf-blind-spots", &fixture("varargs.c")]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["pointers"]["main::f"], serde_json::json!([]));
+    assert_eq!(v["stats"]["svf_blind_spots"]["va_start"], 2);
+}

@@ -145,7 +145,7 @@ fn run_fixture(name: &str) {
     let path = fixture_path(name);
     let src = std::fs::read_to_string(&path).unwrap();
     let (expects, allocators, obs) = parse(&src);
-    let prog = Program::from_file(&path, &FrontOptions { allocators }).unwrap();
+    let prog = Program::from_file(&path, &FrontOptions { allocators, ..Default::default() }).unwrap();
     let a = analysis::analyze(&prog);
     let mut errors: Vec<String> = expects
         .iter()
