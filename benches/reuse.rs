@@ -69,7 +69,7 @@ fn bench(c: &mut Criterion) {
                 let mut s = Session::open(&fig1(), &Default::default()).unwrap();
                 s.reuse = reuse;
                 for st in &seq {
-                    criterion::black_box(s.analyze_snapshot(st).unwrap());
+                    std::hint::black_box(s.analyze_snapshot(st).unwrap());
                 }
             })
         });
@@ -100,7 +100,7 @@ fn bench(c: &mut Criterion) {
             })
         });
         g.bench_with_input(BenchmarkId::new("fresh analysis", 2 * n + 5), &abs, |b, abs| {
-            b.iter(|| criterion::black_box(pspa::local::analyze_call(&s.prog, abs).result(abs, false)))
+            b.iter(|| std::hint::black_box(pspa::local::analyze_call(&s.prog, abs).result(abs, false)))
         });
     }
     g.finish();

@@ -28,7 +28,7 @@ fn bench(c: &mut Criterion) {
             for bc in &bcs {
                 let prog = Program::from_file(bc, &Default::default()).unwrap();
                 let a = analysis::analyze(&prog);
-                criterion::black_box(a.modref.modset.len());
+                std::hint::black_box(a.modref.modset.len());
             }
         })
     });
@@ -36,7 +36,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("solve fixtures (solve + modref only)", |b| {
         b.iter(|| {
             for p in &progs {
-                criterion::black_box(analysis::analyze(p).modref.modset.len());
+                std::hint::black_box(analysis::analyze(p).modref.modset.len());
             }
         })
     });
