@@ -217,26 +217,22 @@ impl Program {
         self.single_def.get_or_init(|| {
             let n = self.num_vars as usize;
             let mut defs = vec![0u8; n];
-            let mut def = |v: VarId| {
+            let all = self.functions.iter().flat_map(|f| f.constraints.iter()).chain(self.init_constraints.iter());
+            for v in all.filter_map(|c| c.dst()) {
                 if let Some(d) = defs.get_mut(v as usize) {
                     *d = d.saturating_add(1);
                 }
-            };
-            let all = self.functions.iter().flat_map(|f| f.constraints.iter()).chain(self.init_constraints.iter());
-            for c in all {
-                if let Some(d) = c.dst() {
-                    def(d);
-                }
             }
-            // Bound by calls: counted as a second definition.
+            // Bound by calls: never single.
             let bound = self
                 .functions
                 .iter()
                 .flat_map(|f| f.formals.iter().flatten().chain(f.ret.iter()).chain(f.varargs.iter().map(|(_, v)| v)))
                 .chain(self.calls.iter().flat_map(|c| c.ret.iter()));
             for &v in bound {
-                def(v);
-                def(v);
+                if let Some(d) = defs.get_mut(v as usize) {
+                    *d = u8::MAX;
+                }
             }
             defs.into_iter().map(|d| d == 1).collect()
         })

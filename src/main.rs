@@ -140,20 +140,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let a = analysis::analyze(&prog);
             // Streamed, labelling each set as it is written: on a large program the report
             // is gigabytes.
+            use std::io::Write;
             let report = a.report_lazy(&functions, json && !no_memory);
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
             let r = if json {
-                serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from).and_then(|_| {
-                    use std::io::Write;
-                    w.write_all(b"\n")
-                })
+                serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from).and_then(|_| w.write_all(b"\n"))
             } else {
                 write_text(&mut w, &report, pointers)
             };
-            match r.and_then(|_| {
-                use std::io::Write;
-                w.flush()
-            }) {
+            match r.and_then(|_| w.flush()) {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
                 r => r?,
             }

@@ -44,13 +44,13 @@ impl std::ops::DerefMut for ObjInfo {
     }
 }
 
-/// What defines a single-definition variable (see `Program::single_def`).
+/// What defines a single-definition variable (see `Program::single_def`). At -O0 every
+/// use of a local reloads it: many variables share a key and so one set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum MergeKey {
+enum MergeKey<'p> {
     Addr(ObjId, i64),
-    Copy(Node),
     Load(Node, u64),
-    Gep(Node, Gep),
+    Gep(Node, &'p Gep),
 }
 
 #[derive(Clone, Debug)]
@@ -144,7 +144,7 @@ pub struct Solver<'p> {
     noncanon: RoaringBitmap,
     model_vars: FxHashMap<(CallId, u32), Node>,
     /// Constraint identity -> the single-definition variable that stands for it.
-    merge_keys: FxHashMap<MergeKey, Node>,
+    merge_keys: FxHashMap<MergeKey<'p>, Node>,
     /// covering(): abstract fields a (layout, field, size) access overlaps, relative.
     cover_memo: std::cell::RefCell<FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>>,
     pub stats: SolverStats,
@@ -484,25 +484,10 @@ impl<'p> Solver<'p> {
     fn install(&mut self, constraints: &'p [Constraint]) {
         let single = self.prog.single_def();
         for c in constraints {
-            if let Some(key) = self.merge_key(c, single) {
-                if let MergeKey::Copy(src) = key {
-                    self.stats.merged_offline += 1;
-                    self.unite(c.dst().unwrap(), src);
-                    continue;
-                }
-                match self.merge_keys.entry(key) {
-                    std::collections::hash_map::Entry::Occupied(e) => {
-                        // Same constraint over the same inputs: the same set. At -O0 every
-                        // use of a local reloads it, so this removes most load results.
-                        let w = *e.get();
-                        self.stats.merged_offline += 1;
-                        self.unite(c.dst().unwrap(), w);
-                        continue;
-                    }
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(c.dst().unwrap());
-                    }
-                }
+            if let Some((dst, w)) = self.merge_with(c, single) {
+                self.stats.merged_offline += 1;
+                self.unite(dst, w);
+                continue;
             }
             match c {
                 Constraint::AddrOf { dst, obj, offset } => {
@@ -525,23 +510,34 @@ impl<'p> Solver<'p> {
         }
     }
 
-    /// The identity of a single-definition variable's constraint: two variables with the
-    /// same key have the same points-to set at the fixpoint. None when the variable may get
-    /// facts from elsewhere (it is bound by calls, has several definitions, or was seeded).
-    fn merge_key(&mut self, c: &Constraint, single: &[bool]) -> Option<MergeKey> {
+    /// Before installing c: the variable its result variable is merged with instead, when
+    /// that variable is defined by c alone (`Program::single_def`) and an earlier variable
+    /// is defined by the same constraint over the same inputs, or c is a plain copy (then
+    /// the result is its source). A first occurrence is remembered and installed as usual.
+    /// A seeded variable (non-empty set) may hold more than c gives: never merged.
+    fn merge_with(&mut self, c: &'p Constraint, single: &[bool]) -> Option<(Node, Node)> {
         let dst = c.dst()?;
-        let r = self.find(dst);
-        if !single.get(dst as usize).copied().unwrap_or(false) || !self.pts[r as usize].is_empty() {
+        if !single.get(dst as usize).copied().unwrap_or(false) {
             return None;
         }
-        Some(match c {
+        let r = self.find(dst);
+        if !self.pts[r as usize].is_empty() {
+            return None;
+        }
+        let key = match c {
+            Constraint::Copy { src, .. } => return Some((dst, *src)),
             Constraint::AddrOf { obj, offset, .. } => MergeKey::Addr(*obj, *offset),
-            // dst = src exactly: src stands for the group.
-            Constraint::Copy { src, .. } => MergeKey::Copy(self.find(*src)),
             Constraint::Load { ptr, size, .. } => MergeKey::Load(self.find(*ptr), *size),
-            Constraint::Gep { src, gep, .. } => MergeKey::Gep(self.find(*src), gep.clone()),
+            Constraint::Gep { src, gep, .. } => MergeKey::Gep(self.find(*src), gep),
             _ => return None,
-        })
+        };
+        match self.merge_keys.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => Some((dst, *e.get())),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(dst);
+                None
+            }
+        }
     }
 
     fn intern_gep(&mut self, g: Gep) -> u32 {

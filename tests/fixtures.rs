@@ -94,13 +94,8 @@ fn check(a: &Analysis, e: &Expect) -> Result<(), String> {
 
 fn check_observed(a: &Analysis, fact: &str) -> Result<(), String> {
     let w: Vec<&str> = fact.split_whitespace().collect();
-    // The harness cannot tell two sites of one line apart: accept any `#k` variant.
     let locs = |label: &str, off: &str| -> Result<Vec<String>, String> {
-        let off: i64 = off.parse().unwrap();
-        let v: Vec<String> = std::iter::once(label.to_string())
-            .chain((2..10).map(|k| format!("{}#{}", label, k)))
-            .filter_map(|l| a.loc_label(&l, off))
-            .collect();
+        let v = common::site_locs(a, label, off.parse().unwrap());
         if v.is_empty() {
             Err(format!("observed object {} unknown to the analysis", label))
         } else {

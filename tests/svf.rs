@@ -79,8 +79,13 @@ fn run_json(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Where `both` leaves the bitcode of fixture c.
+fn bitcode(c: &Path, dir: &Path) -> PathBuf {
+    dir.join(c.file_stem().unwrap()).with_extension("bc")
+}
+
 fn both(svf: &Path, c: &Path, dir: &Path) -> (Doc, Doc, String, String) {
-    let bc = dir.join(c.file_stem().unwrap()).with_extension("bc");
+    let bc = bitcode(c, dir);
     pspa::frontend::compile_c(c, &bc).unwrap();
     let ours = run_json(Command::new(env!("CARGO_BIN_EXE_pspa")).args(["analyze", "--json", "--no-memory"]).arg(&bc));
     let theirs = run_json(Command::new(svf).args(["analyze", "--json"]).arg(&bc));
@@ -198,7 +203,7 @@ fn svf_misses_facts_that_native_runs_observe() {
         let name = c.file_name().unwrap().to_str().unwrap().to_string();
         let (_, _, _, theirs) = both(&svf, &c, dir.path());
         let theirs: serde_json::Value = serde_json::from_str(&theirs).unwrap();
-        let prog = pspa::facts::Program::from_file(&c, &pspa::frontend::FrontOptions::default()).unwrap();
+        let prog = pspa::facts::Program::from_file(&bitcode(&c, dir.path()), &pspa::frontend::FrontOptions::default()).unwrap();
         let a = pspa::analysis::analyze(&prog);
         let facts: BTreeSet<String> = common::observe(&c).into_iter().collect();
         for fact in &facts {
@@ -208,12 +213,9 @@ fn svf_misses_facts_that_native_runs_observe() {
                 ["mod", f, o, off] => (&theirs["functions"][*f]["mod"], *o, *off),
                 _ => continue,
             };
-            // Any `#k` site of the label (the harness cannot tell them apart), and the
-            // object's `.*` form when SVF made it field-insensitive.
-            let off: i64 = off.parse().unwrap();
-            let mut want: Vec<String> = std::iter::once(obj.to_string()).chain((2..10).map(|k| format!("{obj}#{k}"))).filter_map(|l| a.loc_label(&l, off)).collect();
+            let want = common::site_locs(&a, obj, off.parse().unwrap());
             assert!(!want.is_empty(), "{name}: observed object {obj} unknown to pspa");
-            // pspa's `X.*` (an untyped heap object) is any field of SVF's X.
+            // A field-insensitive `X.*` on either side covers any field of the other's X.
             let same = |x: &str, w: &String| {
                 let (xb, wb) = (x.rsplit_once('.').unwrap().0, w.rsplit_once('.').unwrap().0);
                 x == w || (xb == wb && (x.ends_with(".*") || w.ends_with(".*")))
@@ -241,8 +243,7 @@ fn blind_spots_flag_reproduces_svf_where_it_misses_facts() {
     for name in ["initializers.c", "varargs.c", "funcptr.c", "signature.c"] {
         let c = fixture(name);
         let (_, _, _, theirs) = both(&svf, &c, dir.path());
-        let bc = dir.path().join(c.file_stem().unwrap()).with_extension("bc");
-        let ours = run_json(Command::new(env!("CARGO_BIN_EXE_pspa")).args(["analyze", "--json", "--no-memory", "--svf-blind-spots"]).arg(&bc));
+        let ours = run_json(Command::new(env!("CARGO_BIN_EXE_pspa")).args(["analyze", "--json", "--no-memory", "--svf-blind-spots"]).arg(bitcode(&c, dir.path())));
         let (mut ours, mut theirs): (serde_json::Value, serde_json::Value) = (serde_json::from_str(&ours).unwrap(), serde_json::from_str(&theirs).unwrap());
         for d in [&mut ours, &mut theirs] {
             d["pointers"].as_object_mut().unwrap().remove("main::argv");

@@ -1,4 +1,5 @@
-//! Shared by the test crates: the native run under the observation harness.
+//! Shared by the test crates: the native run under the observation harness, and how its
+//! facts name pspa's abstract locations.
 
 use std::path::Path;
 use std::process::Command;
@@ -21,3 +22,9 @@ pub fn observe(path: &Path) -> Vec<String> {
     std::fs::read_to_string(&out).unwrap_or_default().lines().map(String::from).collect()
 }
 
+
+/// The field labels pspa gives byte `off` of an observed object: any `#k` site of its label,
+/// since the harness cannot tell two sites of one line apart. Empty if pspa has no such object.
+pub fn site_locs(a: &pspa::analysis::Analysis, label: &str, off: i64) -> Vec<String> {
+    std::iter::once(label.to_string()).chain((2..10).map(|k| format!("{label}#{k}"))).filter_map(|l| a.loc_label(&l, off)).collect()
+}
