@@ -18,5 +18,6 @@ else
   ./scripts/setup.sh --klee
   cmake -S . -B build -DKLEE_SRC_DIR="$klee_src" -DKLEE_BUILD_DIR="$klee_build" >/dev/null
   cmake --build build -j2
+  cargo build --release -q --bin pspa
   KLEE_BUILD_DIR="$klee_build" KLEE_SRC_DIR="$klee_src" lit -v klee-tests
 fi

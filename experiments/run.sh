@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The experiments pipeline's one entry point:
+#
+#   ./experiments/run.sh TARGET [--cores N] [--dry-run] [any snakemake option...]
+#
+# TARGET: table1 (precision), table3 (overhead and reuse), drivers (each driver 60 s under
+# KLEE), bitcodes (just build the programs), all. Installs its Python tools (snakemake,
+# wllvm, matplotlib: experiments/requirements.txt) into the git-ignored .venv/experiments,
+# then runs experiments/Snakefile from the repository root. Results: experiments/results/.
+# Needs the patched KLEE (scripts/build-klee.sh; KLEE_BUILD_DIR / KLEE_SRC_DIR, default
+# /opt/klee) for the KLEE runs, and OSIP_SRC for libosip (experiments/scripts/osip-source.sh).
+# `--config only=libtasn1,sqlite` restricts the programs.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+venv=.venv/experiments
+if ! cmp -s experiments/requirements.txt "$venv/.requirements" 2>/dev/null; then
+  echo "experiments: installing snakemake, wllvm, matplotlib into $venv"
+  python3 -m venv "$venv" 2>/dev/null || {
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get install -y -q python3-venv >/dev/null && python3 -m venv "$venv"; }
+  "$venv/bin/pip" install -q -r experiments/requirements.txt
+  cp experiments/requirements.txt "$venv/.requirements"
+fi
+[ $# -ge 1 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+target="$1"; shift
+cores=2; args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cores) cores="$2"; shift 2 ;;
+    --cores=*) cores="${1#*=}"; shift ;;
+    --dry-run|-n) args+=(--dry-run); shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+export PATH="$top/$venv/bin:$PATH"
+mkdir -p experiments/results
+# the target first: options such as --config take every value after them
+exec snakemake "$target" -s experiments/Snakefile -d "$top" --cores "$cores" "${args[@]}"

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""The experiment tables from the pipeline's KLEE runs (experiments/Snakefile).
+
+  tables.py table1 RES PROG...    precision: average stripped mod/ref per analysed call
+  tables.py table3 RES PROG...    overhead and reuse, DFS and random-path
+  tables.py drivers RES PROG...   each driver for 60 s under KLEE without the plugin
+
+Each writes RES/NAME.csv, RES/NAME.md and RES/NAME.png. A run directory is
+RES/runs/PROG/RUN/ with klee/ (KLEE's output directory), klee.log (its stderr) and
+time.txt (/usr/bin/time -v).
+"""
+import csv
+import json
+import os
+import re
+import statistics
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def done_lines(log):
+    """KLEE's `KLEE: done: NAME = VALUE` lines of a run, as a dict of strings."""
+    out = {}
+    for line in open(log, errors="replace"):
+        m = re.match(r"KLEE: done: (.+?) = (.+)$", line.strip())
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def first_int(s):
+    return int(re.match(r"-?\d+", s).group(0))
+
+
+def gnu_time(path):
+    """Wall seconds and peak RSS (MB) from /usr/bin/time -v."""
+    wall, rss = None, None
+    for line in open(path):
+        line = line.strip()
+        if line.startswith("Elapsed (wall clock) time"):
+            parts = [float(p) for p in line.rsplit(" ", 1)[1].split(":")]
+            wall = sum(p * 60 ** i for i, p in enumerate(reversed(parts)))
+        elif line.startswith("Maximum resident set size"):
+            rss = int(line.rsplit(" ", 1)[1]) / 1024
+    return wall, rss
+
+
+def calls(path):
+    """The analysed calls of a run (pspa-calls.csv rows, comments skipped)."""
+    with open(path) as f:
+        return [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
+
+
+def run(res, prog, name):
+    d = os.path.join(res, "runs", prog, name)
+    log = os.path.join(d, "klee.log")
+    done = done_lines(log)
+    text = open(log, errors="replace").read()
+    wall, rss = gnu_time(os.path.join(d, "time.txt"))
+    r = {
+        "dir": d,
+        "instructions": first_int(done.get("total instructions", "0")),
+        "completed": first_int(done.get("completed paths", "0")),
+        "partial": first_int(done.get("partially completed paths", "0")),
+        "tests": first_int(done.get("generated tests", "0")),
+        "wall": wall,
+        "rss": rss,
+        # a run stopped by --max-time instead of its instruction budget is not comparable
+        "timed_out": "HaltTimer invoked" in text,
+    }
+    if "pspa time" in done:
+        m = re.match(r"([\d.]+) s \(([\d.]+)% of the run\)", done["pspa time"])
+        r["pspa_secs"], r["pspa_share"] = float(m.group(1)), float(m.group(2))
+        r["calls"] = first_int(done["pspa calls analysed"])
+        r["failures"] = first_int(done["pspa failures"])
+        m = re.match(r"(\d+), reused = (\d+) \(reuse ratio ([\d.]+)\)", done.get("pspa analyses", ""))
+        if m:
+            r["analyses"], r["reuses"], r["reuse_ratio"] = int(m.group(1)), int(m.group(2)), float(m.group(3))
+        rows = calls(os.path.join(d, "klee", "pspa-calls.csv"))
+        r["rows"] = rows
+        hits = [int(x["micros"]) for x in rows if x["ok"] == "1" and x["reused"] == "1"]
+        misses = [int(x["micros"]) for x in rows if x["ok"] == "1" and x["reused"] == "0"]
+        r["hit_us"] = statistics.median(hits) if hits else None
+        r["miss_us"] = statistics.median(misses) if misses else None
+    return r
+
+
+def fmt(v, digits=2):
+    if v is None:
+        return "n/a"
+    if isinstance(v, float):
+        return f"{v:,.{digits}f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def write(res, name, header, rows, notes=""):
+    with open(os.path.join(res, name + ".csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for r in rows:
+            w.writerow(["" if v is None else v for v in r])
+    with open(os.path.join(res, name + ".md"), "w") as f:
+        f.write("| " + " | ".join(header) + " |\n")
+        f.write("|" + "---|" * len(header) + "\n")
+        for r in rows:
+            f.write("| " + " | ".join(fmt(v) for v in r) + " |\n")
+        if notes:
+            f.write("\n" + notes)
+    print(open(os.path.join(res, name + ".md")).read())
+
+
+def weighted(rows, sets):
+    """Average mod and ref sizes over `rows` (calls) of the per-function sizes in `sets`
+    (a pspa.analysis/1 document): the whole-program sets weighted by the same calls."""
+    fns = sets["functions"]
+    m = [len(fns[r["function"]]["mod"]) for r in rows if r["function"] in fns]
+    f = [len(fns[r["function"]]["ref"]) for r in rows if r["function"] in fns]
+    missing = sum(1 for r in rows if r["function"] not in fns)
+    if missing:
+        print(f"warning: {missing} calls of functions not in the document", file=sys.stderr)
+    return (statistics.mean(m) if m else None, statistics.mean(f) if f else None)
+
+
+def table1(res, progs):
+    header = ["program", "calls", "functions", "failed", "SPA mod", "PSPA mod", "SVF mod",
+              "SPA ref", "PSPA ref", "SVF ref", "SPA mod (SVF's blind spots)",
+              "SPA ref (SVF's blind spots)", "instructions", "budget reached"]
+    rows, plot = [], []
+    for p in progs:
+        spa, pspa = run(res, p, "spa-dfs"), run(res, p, "pspa-dfs")
+        # DFS is deterministic: both modes run the same calls in the same order, up to where
+        # the shorter run stopped (a PSPA run may hit --max-time first). Compare that prefix.
+        n = min(len(spa["rows"]), len(pspa["rows"]))
+        if [r["function"] for r in spa["rows"][:n]] != [r["function"] for r in pspa["rows"][:n]]:
+            sys.exit(f"{p}: the SPA and PSPA runs analysed different calls")
+        ok = [r for r in pspa["rows"][:n] if r["ok"] == "1"]
+        same = [s for s, q in zip(spa["rows"][:n], pspa["rows"][:n]) if q["ok"] == "1"]
+        mean = lambda rs, k: statistics.mean(int(r[k]) for r in rs) if rs else None  # noqa: E731
+        svf = weighted(ok, json.load(open(os.path.join(res, "runs", p, "svf.json"))))
+        blind = weighted(ok, json.load(open(os.path.join(res, "runs", p, "spa-blind-spots.json"))))
+        mine = weighted(ok, json.load(open(os.path.join(res, "runs", p, "spa.json"))))
+        spa_mod, spa_ref = mean(same, "mod_stripped"), mean(same, "ref_stripped")
+        # KLEE's SPA mode and `pspa analyze` on the module KLEE ran are the same analysis.
+        if mine != (spa_mod, spa_ref):
+            print(f"warning: {p}: KLEE's SPA {spa_mod}/{spa_ref} differs from pspa analyze's {mine}",
+                  file=sys.stderr)
+        row = [p, n, len({r["function"] for r in pspa["rows"][:n]}), n - len(ok), spa_mod, mean(ok, "mod_stripped"), svf[0],
+               spa_ref, mean(ok, "ref_stripped"), svf[1], blind[0], blind[1],
+               pspa["instructions"], "no (timeout)" if pspa["timed_out"] else "yes"]
+        rows.append(row)
+        plot.append((p, row[4:10]))
+    notes = ("Averages over the analysed calls that succeeded (DFS, the same instruction budget in "
+             "both modes), uniqueness stripped. SVF and \"SVF's blind spots\" are whole-program sets "
+             "of the module KLEE ran, weighted by the same calls.\n")
+    write(res, "table1", header, rows, notes)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, off, title in ((axes[0], 0, "mod-set"), (axes[1], 3, "ref-set")):
+        width = 0.27
+        for i, (label, colour) in enumerate((("SPA", "tab:red"), ("PSPA", "tab:green"), ("SVF", "tab:blue"))):
+            ax.bar([x + (i - 1) * width for x in range(len(plot))],
+                   [v[off + i] or 0 for _, v in plot], width, label=label, color=colour)
+        ax.set_xticks(range(len(plot)), [p for p, _ in plot])
+        ax.set_yscale("symlog")
+        ax.set_title(f"average {title} size per call")
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(res, "table1.png"), dpi=100)
+
+
+def table3(res, progs):
+    header = ["program", "search", "No R", "R", "RR", "N", "calls", "failed", "wall vanilla (s)",
+              "wall R (s)", "wall No R (s)", "slowdown R", "RSS vanilla (MB)", "RSS R (MB)",
+              "hit median (us)", "miss median (us)", "instructions", "budget reached"]
+    rows = []
+    for p in progs:
+        for search, suffix in (("DFS", "dfs"), ("Random", "random")):
+            van, r, nr = (run(res, p, f"{k}-{suffix}") for k in ("vanilla", "pspa", "noreuse"))
+            rows.append([p, search, f"{nr['pspa_share']:.2f}%", f"{r['pspa_share']:.2f}%",
+                         f"{100 * r['reuse_ratio']:.2f}%", r["analyses"], r["calls"], r["failures"],
+                         van["wall"], r["wall"], nr["wall"], r["wall"] / van["wall"] if van["wall"] else None,
+                         van["rss"], r["rss"], r["hit_us"], r["miss_us"], r["instructions"],
+                         "no (timeout)" if any(x["timed_out"] for x in (van, r, nr)) else "yes"])
+    notes = ("No R / R: the analysis' share of the run's wall time without / with reuse; RR: reuse "
+             "ratio (calls whose summary was reused); N: analyses run with reuse (the paper's N). "
+             "The vanilla run is the patched KLEE without the plugin, same budget.\n")
+    write(res, "table3", header, rows, notes)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    labels = [f"{r[0]}\n{r[1]}" for r in rows]
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [float(r[2].rstrip("%")) for r in rows], 0.4, label="no reuse")
+    ax.bar([x + 0.2 for x in xs], [float(r[3].rstrip("%")) for r in rows], 0.4, label="reuse")
+    ax.set_xticks(list(xs), labels, fontsize=7)
+    ax.set_ylabel("analysis share of run time (%)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(res, "table3.png"), dpi=100)
+
+
+def drivers(res, progs):
+    header = ["program", "instructions", "completed paths", "partial paths", "tests", "wall (s)", "RSS (MB)"]
+    rows = []
+    for p in progs:
+        r = run(res, p, "vanilla60")
+        rows.append([p, r["instructions"], r["completed"], r["partial"], r["tests"], r["wall"], r["rss"]])
+    write(res, "drivers", header, rows, "Each driver for 60 s (--max-time=60s, DFS), KLEE without the plugin.\n")
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.bar([r[0] for r in rows], [r[1] for r in rows])
+    ax.set_ylabel("instructions in 60 s")
+    ax.set_yscale("log")
+    fig.tight_layout()
+    fig.savefig(os.path.join(res, "drivers.png"), dpi=100)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4 or sys.argv[1] not in ("table1", "table3", "drivers"):
+        sys.exit(__doc__)
+    {"table1": table1, "table3": table3, "drivers": drivers}[sys.argv[1]](sys.argv[2], sys.argv[3:])
