@@ -136,6 +136,8 @@ pub struct CallSite {
     /// Whether each argument's type can carry a pointer (the call's signature, checked
     /// against indirect targets); None for calls the solver makes itself.
     pub arg_ptr: Option<Vec<bool>>,
+    /// A model for this call alone, over the callee's (`syscall` with a known number).
+    pub model: Option<Model>,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -7,13 +7,13 @@
 
 use crate::facts::*;
 use crate::layout::{LType, Layout};
-use crate::models::{model_for, Model};
+use crate::models::{body_model, model_for, syscall_model, Model};
 use anyhow::{anyhow, bail, Context, Result};
 use llvm_sys::core::*;
 use llvm_sys::ir_reader::LLVMParseIRInContext;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
-use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+use llvm_sys::{LLVMLinkage, LLVMOpcode, LLVMTypeKind};
 use rustc_hash::FxHashMap;
 use std::ffi::{CStr, CString};
 use std::path::{Path, PathBuf};
@@ -232,7 +232,14 @@ impl<'m> Front<'m> {
                 readonly: false,
             });
             let defined = LLVMCountBasicBlocks(f) > 0;
-            let model = if defined { None } else { Some(model_for(&name, &self.opts.allocators)) };
+            let model = if !defined {
+                Some(model_for(&name, &self.opts.allocators))
+            } else if !matches!(LLVMGetLinkage(f), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage) {
+                // A libc function the module defines (KLEE links uclibc): see BODY_REPLACED.
+                body_model(&name)
+            } else {
+                None
+            };
             self.prog.functions.push(Function { name, defined, obj, model, ..Default::default() });
             self.funcs.insert(f, id);
             self.prog.site_objects.insert(f as usize, obj);
@@ -738,9 +745,7 @@ impl<'m> Front<'m> {
                 let src = LLVMGetOperand(i, 0);
                 let d = self.def_var(i);
                 if let Some(s) = self.var(src) {
-                    let plain = (!LLVMIsAInstruction(src).is_null() && LLVMGetInstructionOpcode(src) == LLVMPtrToInt)
-                        || (!LLVMIsAConstantExpr(src).is_null() && LLVMGetConstOpcode(src) == LLVMPtrToInt);
-                    if plain {
+                    if self.plain_address(src) {
                         self.push(Constraint::Copy { dst: d, src: s });
                     } else {
                         // Integer arithmetic happened: the offset is unknown.
@@ -870,6 +875,7 @@ impl<'m> Front<'m> {
             args.push(self.var(LLVMGetOperand(i, k)));
         }
         let ret = if ptrish { Some(self.def_var(i)) } else { None };
+        let mut call_model = None;
         let (callee, allocates) = match target {
             Some(g) => {
                 let gname = self.prog.functions[g as usize].name.clone();
@@ -878,7 +884,10 @@ impl<'m> Front<'m> {
                     // A user-declared allocator with a body: calls are allocation sites.
                     self.prog.functions[g as usize].model = Some(model_for(&gname, &self.opts.allocators));
                 }
-                if let Some(m) = self.prog.functions[g as usize].model {
+                if gname == "syscall" && !self.prog.functions[g as usize].defined && nargs > 0 {
+                    call_model = self.syscall_model(LLVMGetOperand(i, 0));
+                }
+                if let Some(m) = call_model.or(self.prog.functions[g as usize].model) {
                     allocates = m.allocates();
                     if m == Model::Unknown {
                         *self.prog.stats.unknown_externals.entry(gname).or_insert(0) += 1;
@@ -919,7 +928,7 @@ impl<'m> Front<'m> {
             None
         };
         let id = self.prog.calls.len() as CallId;
-        self.prog.calls.push(CallSite { caller: self.cur, callee, args, ret, line, heap, arg_ptr: Some(arg_ptr) });
+        self.prog.calls.push(CallSite { caller: self.cur, callee, args, ret, line, heap, arg_ptr: Some(arg_ptr), model: call_model });
         self.f().calls.push(id);
         Ok(())
     }
@@ -936,6 +945,39 @@ impl<'m> Front<'m> {
             return self.const_function(LLVMAliasGetAliasee(v));
         }
         None
+    }
+
+    /// The model of `syscall(nr, ...)` for a constant `nr`, on x86_64 (numbers differ by
+    /// architecture); None keeps the unknown-function policy.
+    unsafe fn syscall_model(&self, nr: LLVMValueRef) -> Option<Model> {
+        let triple = CStr::from_ptr(LLVMGetTarget(self.m.module)).to_string_lossy();
+        if !triple.starts_with("x86_64") {
+            return None;
+        }
+        Self::const_len(nr).and_then(syscall_model)
+    }
+
+    /// Whether integer `v` is an address unchanged: `ptrtoint p`, or KLEE's
+    /// `klee_get_valuel` of one (it returns the argument's value, so the POSIX runtime's
+    /// `inttoptr(klee_get_valuel(ptrtoint p))` is `p`, not an unknown offset into it).
+    unsafe fn plain_address(&mut self, v: LLVMValueRef) -> bool {
+        if !LLVMIsAConstantExpr(v).is_null() {
+            return LLVMGetConstOpcode(v) == LLVMOpcode::LLVMPtrToInt;
+        }
+        if LLVMIsAInstruction(v).is_null() {
+            return false;
+        }
+        match LLVMGetInstructionOpcode(v) {
+            LLVMOpcode::LLVMPtrToInt => true,
+            LLVMOpcode::LLVMCall if LLVMGetNumArgOperands(v) == 1 => {
+                let Some(g) = self.const_function(LLVMGetCalledValue(v)) else { return false };
+                let f = &self.prog.functions[g as usize];
+                !f.defined
+                    && matches!(f.name.as_str(), "klee_get_valuel" | "klee_get_valuell" | "klee_get_value_i64")
+                    && self.plain_address(LLVMGetOperand(v, 0))
+            }
+            _ => false,
+        }
     }
 
     unsafe fn const_len(v: LLVMValueRef) -> Option<u64> {

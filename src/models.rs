@@ -59,6 +59,8 @@ const READ01: &[Effect] = &[Ref(0), Ref(1)];
 const WRITE0: &[Effect] = &[Mod(0)];
 const STRCPY: &[Effect] = &[RetArg(0), Mod(0), Ref(0), Ref(1)];
 const MEMCPY: &[Effect] = &[RetArg(0), Mod(0), Ref(1), Copy(0, 1)];
+/// mempcpy returns dst + n: a pointer into dst, not dst itself.
+const MEMPCPY: &[Effect] = &[RetInto(0), Mod(0), Ref(1), Copy(0, 1)];
 const PRINTF: &[Effect] = &[RefFrom(0)];
 const FPRINTF: &[Effect] = &[Mod(0), Ref(0), RefFrom(1)];
 const SPRINTF: &[Effect] = &[Mod(0), RefFrom(1)];
@@ -117,7 +119,7 @@ static MODELS: &[(&str, &[Effect])] = &[
     // strings and memory
     ("strcpy", STRCPY), ("strncpy", STRCPY), ("strcat", STRCPY), ("strncat", STRCPY),
     ("stpcpy", STPCPY), ("stpncpy", STPCPY),
-    ("memcpy", MEMCPY), ("memmove", MEMCPY), ("mempcpy", MEMCPY), ("bcopy", &[Mod(1), Ref(0), Copy(1, 0)]),
+    ("memcpy", MEMCPY), ("memmove", MEMCPY), ("mempcpy", MEMPCPY), ("bcopy", &[Mod(1), Ref(0), Copy(1, 0)]),
     ("memset", MEMSET), ("bzero", WRITE0), ("explicit_bzero", WRITE0),
     ("strlen", READ0), ("strnlen", READ0), ("strcmp", READ01), ("strncmp", READ01),
     ("strcasecmp", READ01), ("strncasecmp", READ01), ("memcmp", READ01), ("bcmp", READ01),
@@ -205,9 +207,72 @@ static MODELS: &[(&str, &[Effect])] = &[
     ("klee_make_symbolic", &[Mod(0), Ref(2)]), ("klee_assume", NOTHING), ("klee_int", READ0),
     ("klee_range", READ0), ("klee_report_error", READ01), ("klee_warning", READ0),
     ("klee_silent_exit", NOTHING), ("klee_abort", NOTHING), ("klee_print_expr", READ0),
-    ("klee_is_symbolic", NOTHING), ("klee_get_value_i32", NOTHING), ("klee_get_value_i64", NOTHING),
+    ("klee_is_symbolic", NOTHING), ("klee_get_value_i32", NOTHING),
+    // KLEE's handlers return a concrete value of the argument, which may be an address
+    // (the POSIX runtime's `__concretize_ptr` does `(char*) klee_get_valuel((long) p)`).
+    ("klee_get_value_i64", &[RetArg(0)]), ("klee_get_valuel", &[RetArg(0)]), ("klee_get_valuell", &[RetArg(0)]),
+    // Handled inside KLEE without touching memory (the warning reads its message).
+    ("klee_mark_global", NOTHING), ("klee_prefer_cex", NOTHING), ("klee_posix_prefer_cex", NOTHING),
+    ("klee_warning_once", READ0), ("klee_stack_trace", NOTHING),
     ("klee_check_memory_access", READ0),
 ];
+
+/// Library functions whose model replaces their body when the module defines them with
+/// external linkage (C11 7.1.3 reserves these names: a definition must be the standard
+/// function). KLEE links uclibc, so its byte-wise `memcpy` carries every struct copy of the
+/// program: analysed as code it would be context-insensitive (every copy's source flowing to
+/// every copy's destination) and, copying `char`s, it would drop the pointers it copies.
+/// Only functions whose model is complete are listed: they touch nothing but the objects
+/// of their arguments (no errno, locale, static state) and allocate nothing (a body's
+/// allocation site is what KLEE reports).
+pub const BODY_REPLACED: &[&str] = &[
+    "memcpy", "memmove", "bcopy", "memset", "bzero", "explicit_bzero",
+    "strlen", "strnlen", "strcmp", "strncmp", "memcmp", "bcmp", "strspn", "strcspn",
+    "strchr", "strrchr", "memchr", "memrchr", "rawmemchr", "strchrnul", "index", "rindex",
+    "strstr", "strpbrk", "memmem",
+    "strcpy", "strncpy", "strcat", "strncat", "stpcpy", "stpncpy",
+];
+
+/// The model that replaces the body of a defined function `name` (see `BODY_REPLACED`).
+pub fn body_model(name: &str) -> Option<Model> {
+    if BODY_REPLACED.contains(&name) {
+        Some(model_for(name, &[]))
+    } else {
+        None
+    }
+}
+
+/// A model for `syscall(nr, ...)` with a constant `nr` (x86_64 numbers), for the system
+/// calls of file and directory I/O that KLEE's POSIX runtime passes through. Argument 0 is
+/// `nr`. These only read and write the bytes of their buffers and return integers: the
+/// kernel stores no pointer in user memory for them. Any other number keeps the unknown
+/// policy (mmap returns new memory, rt_sigaction hands back handlers, ...).
+pub fn syscall_model(nr: u64) -> Option<Model> {
+    const REF1: &[Effect] = &[Ref(1)];
+    const REF2: &[Effect] = &[Ref(2)];
+    const MOD2: &[Effect] = &[Mod(2)];
+    const PATH_STAT: &[Effect] = &[Ref(1), Mod(2)];
+    let e: &'static [Effect] = match nr {
+        0 | 17 | 217 => MOD2,                                 // read, pread64, getdents64
+        1 | 18 => REF2,                                       // write, pwrite64
+        2 | 21 | 76 | 80 | 83 | 84 | 87 | 90 | 92 | 94 => REF1, // open, access, truncate, chdir, mkdir, rmdir, unlink, chmod, chown, lchown
+        3 | 8 | 32 | 33 | 74 | 75 | 77 | 81 | 91 | 93 => NOTHING, // close, lseek, dup, dup2, fsync, fdatasync, ftruncate, fchdir, fchmod, fchown
+        4 | 6 | 89 | 137 => PATH_STAT,                        // stat, lstat, readlink, statfs
+        5 | 138 => MOD2,                                      // fstat, fstatfs
+        16 => &[ModDeep(3), RefDeep(3)],                      // ioctl: as the libc model, deep for buffers in structs
+        23 => &[Mod(2), Ref(2), Mod(3), Ref(3), Mod(4), Ref(4), Mod(5), Ref(5)], // select
+        72 => &[Mod(3), Ref(3)],                              // fcntl (struct flock)
+        79 => &[Mod(1)],                                      // getcwd
+        82 | 235 => READ_12,                                  // rename, utimes
+        257 => REF2,                                          // openat
+        261 => &[Ref(2), Ref(3)],                             // futimesat
+        262 => &[Ref(2), Mod(3)],                             // newfstatat
+        _ => return None,
+    };
+    Some(Model::Known(e))
+}
+
+const READ_12: &[Effect] = &[Ref(1), Ref(2)];
 
 /// The model for an external function `name`. `allocators` are user-declared allocators.
 pub fn model_for(name: &str, allocators: &[String]) -> Model {

@@ -573,7 +573,7 @@ impl<'p> Solver<'p> {
             self.stats.indirect_call_targets += 1;
         }
         let func = &self.prog.functions[g as usize];
-        if let Some(model) = func.model {
+        if let Some(model) = call.model.or(func.model) {
             // External functions, and user-declared allocators even when they have a body.
             self.apply_model(c, &call, model);
         } else if func.defined {
@@ -755,6 +755,7 @@ impl<'p> Solver<'p> {
                             line: call.line,
                             heap: None,
                             arg_ptr: None,
+                            model: None,
                         };
                         self.calls.push(cb);
                         let id = (self.calls.len() - 1) as CallId;
@@ -967,8 +968,12 @@ impl<'p> Solver<'p> {
                 // binary search each (7 % of a SQLite solve).
                 let mut locs = Vec::with_capacity(delta.len() as usize);
                 let pending = self.pending_collapse.len();
+                let spread = self.stats.spread_pointers;
                 for loc in delta.iter() {
                     self.shift(loc, gep, &mut locs);
+                }
+                if self.stats.spread_pointers > spread && log::log_enabled!(log::Level::Trace) {
+                    log::trace!("  spread by the gep into {}", self.prog.var_name(dst));
                 }
                 locs.sort_unstable();
                 locs.dedup();
@@ -1025,6 +1030,7 @@ impl<'p> Solver<'p> {
                             line: 0,
                             heap: None,
                             arg_ptr: None,
+                            model: None,
                         });
                         let id = (self.calls.len() - 1) as CallId;
                         self.bind(id, g);
@@ -1166,6 +1172,7 @@ impl<'p> Solver<'p> {
             // a pointer of another type. The pointer may reach any field; the object keeps
             // its fields for every other pointer.
             self.stats.spread_pointers += 1;
+            log::trace!("spread {}: field {} (byte {}) moved by {:+} bytes ({})", ob.label, f, l.fields[f as usize].offset, g.offset, l.name);
             out.extend(base..base + ob.nfields);
         }
     }

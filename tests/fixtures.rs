@@ -188,13 +188,13 @@ macro_rules! fixtures {
     };
 }
 
-fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature, initializers);
+fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature, initializers, libbody, klee);
 
 #[test]
 fn every_fixture_is_listed() {
     let listed = [
         "fig1", "fields", "heap", "funcptr", "varargs", "memops", "casts", "libc", "unknown", "globals", "recursion", "typeconf",
-        "signature", "initializers",
+        "signature", "initializers", "libbody", "klee",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();
