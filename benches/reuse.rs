@@ -90,7 +90,7 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("whole invocation", 2 * n + 5), &again, |b, st| {
             b.iter(|| assert!(s.analyze_snapshot(st).unwrap().stats.reused))
         });
-        let graph = MemoryGraph::project(&again).unwrap();
+        let graph = MemoryGraph::project(&again, s.roots()).unwrap();
         let layouts = |name: &str| s.prog.layouts.iter().position(|l| l.name == name.trim_start_matches('%')).map(|i| i as u32);
         let (abs, _) = AbstractState::abstract_graph(&s.prog, &graph, &layouts).unwrap();
         g.bench_with_input(BenchmarkId::new("isomorphism check only", 2 * n + 5), &abs, |b, abs| {

@@ -5,6 +5,8 @@
                                     every dumped snapshot replays to KLEE's own sets
   checks.py replay SNAPS PSPA       every dumped snapshot replays to KLEE's own sets
   checks.py smaller SPA.csv PSPA.csv F   PSPA's average (stripped) mod <= SPA's, ref < SPA's
+  checks.py projected CSV F N       every analysed call of F projected exactly N objects
+  checks.py same SNAPS_A SNAPS_B    the runs analysed the same calls with the same sets
   checks.py labels SNAPS CSV F KIND LINE WANT... [--not NOTWANT...]
                                     the KIND (mod/ref) labels of the call of F at source LINE,
                                     uniqueness stripped, include WANT and none of NOTWANT
@@ -120,6 +122,27 @@ def main():
         print("%s: SPA mod %.2f ref %.2f; PSPA mod %.2f ref %.2f" % (f, sm, sr, pm, pr))
         if not (pm <= sm and pr < sr):
             fail("PSPA is not smaller than SPA")
+    elif cmd == "projected":
+        csv_path, f, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+        with open(csv_path) as fh:
+            calls = [r for r in csv.DictReader(l for l in fh if not l.startswith("#")) if r["function"] == f]
+        if not calls:
+            fail("no analysed call of " + f)
+        for r in calls:
+            if int(r["projected_objects"]) != n:
+                fail("%s projected %s objects, expected %d" % (f, r["projected_objects"], n))
+        print("%d calls of %s, each projecting %d objects" % (len(calls), f, n))
+    elif cmd == "same":
+        a, b = sys.argv[2], sys.argv[3]
+        names = sorted(x for x in os.listdir(a) if re.fullmatch(r"call-\d+\.modref\.json", x))
+        if not names or names != sorted(x for x in os.listdir(b) if re.fullmatch(r"call-\d+\.modref\.json", x)):
+            fail("%s and %s hold different calls" % (a, b))
+        for x in names:
+            ra, rb = json.load(open(os.path.join(a, x))), json.load(open(os.path.join(b, x)))
+            for k in ("function", "mod", "ref"):
+                if ra[k] != rb[k]:
+                    fail("%s: %s differs:\n  %s\n  %s" % (x, k, ra[k], rb[k]))
+        print("%d calls: the same sets" % len(names))
     elif cmd == "labels":
         snaps, csv_path, f, kind, line = sys.argv[2:7]
         rest = sys.argv[7:]

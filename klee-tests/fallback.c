@@ -1,28 +1,39 @@
-// A pointer field that is wholly symbolic may point anywhere. With at most 2 resolutions
-// allowed, the analysis of the call gives up (conservative), says so once, counts it,
-// and KLEE runs to the end.
+// Two conservative fallbacks, neither a failure: input bytes in a pointer-typed field
+// (v.p, wholly symbolic) and a symbolic address with more targets than
+// --pspa-max-resolutions=2 allows (w.p = choices[i], i < 3) both become the `unknown`
+// target, which points to itself: each call's ref-set holds unknown.* ("may touch
+// anything"), the CSV says unknown = 1, and KLEE runs to the end.
 // RUN: %clang %s -o %t.bc
-// RUN: rm -rf %t.klee
-// RUN: %klee --pspa-analyze=use --pspa-max-resolutions=2 --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
-// CHECK: KLEE: WARNING: pspa: analysis of a call of use failed
-// CHECK-NOT: pspa: analysis of a call of use failed
+// RUN: rm -rf %t.klee %t.snaps
+// RUN: %klee --pspa-analyze=use --pspa-max-resolutions=2 --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
-// CHECK: KLEE: done: pspa failures = 2
+// CHECK: KLEE: done: pspa failures = 0
+// CHECK: KLEE: done: pspa slots: {{.*}}, unknown (pointer-typed input) = 1, unknown (too many targets) = 1
 // CHECK: KLEE: done: completed paths = 1
-// The CSV marks both calls as failed (ok = 0).
 // RUN: %FileCheck %s --check-prefix=CSV < %t.klee/pspa-calls.csv
-// CSV: use,{{[0-9]+}},pspa,0,
-// CSV: use,{{[0-9]+}},pspa,0,
+// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
+// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 36 unknown.*
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 37 unknown.*
+// RUN: %python %checks replay %t.snaps %pspa
 #include "klee/klee.h"
 
+int a, b, c;
 struct s { int *p; };
 
-int use(struct s *x) { return x->p != 0; }
+// The dereference never runs (go is 0), so KLEE does not fork on the symbolic pointers;
+// the analysis is flow-insensitive and sees it.
+int use(struct s *x, int go) { return go ? *x->p : 0; }
 
 int main(void) {
-  struct s v;
+  struct s v, w;
+  int *choices[3] = {&a, &b, &c};
+  unsigned i;
   klee_make_symbolic(&v, sizeof v, "v");
-  use(&v);
-  use(&v);
-  return 0;
+  klee_make_symbolic(&i, sizeof i, "i");
+  klee_assume(i < 3);
+  w.p = choices[i];
+  int r = use(&v, 0);
+  r += use(&w, 0);
+  return r;
 }

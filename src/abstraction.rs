@@ -76,7 +76,14 @@ pub struct AbsStats {
     pub edges: usize,
     pub field_insensitive: usize,
     pub symbolic_offsets: usize,
+    /// 1 when some value may point anywhere (the `unknown` object is in the state).
+    pub unknown: usize,
 }
+
+/// The site of the object standing for "anywhere" (`Target::Unknown`), and its id (no
+/// state object has it: KLEE's ids and snapshots' are small).
+pub const UNKNOWN_SITE: &str = "unknown";
+pub const UNKNOWN_ID: StateObjId = u64::MAX;
 
 impl AbstractState {
     pub fn nfields(&self, prog: &Program, obj: u32) -> u32 {
@@ -139,9 +146,21 @@ impl AbstractState {
             }
             a.objects.push(AbsObject { origin, site: o.site.clone(), uid: Some(*id), kind, layout });
         }
+        // Values that may point anywhere (see `Target::Unknown`) point to one object,
+        // `unknown`, field-insensitive and pointing to itself: whatever is loaded through
+        // it is unknown again, so every access the call makes through such a value lands
+        // in its mod/ref as `unknown.*`, which clients read as "may touch anything".
+        let has_unknown = g.args.iter().flatten().flatten().chain(g.objects.iter().flat_map(|(_, sl)| sl.iter().flat_map(|s| &s.targets)))
+            .any(|t| *t == Target::Unknown);
+        let unknown = has_unknown.then(|| {
+            let i = a.objects.len() as u32;
+            a.objects.push(AbsObject { origin: Origin::Unique(UNKNOWN_ID), site: UNKNOWN_SITE.to_string(), uid: None, kind: ObjKind::Heap, layout: None });
+            AbsLoc::Field { obj: i, field: 0 }
+        });
         let loc = |a: &AbstractState, t: &Target| -> Result<Option<AbsLoc>> {
             Ok(match t {
                 Target::Null => None,
+                Target::Unknown => unknown,
                 Target::Function(f) => match prog.function_by_name(f) {
                     Some(fid) => Some(AbsLoc::Func(fid)),
                     None => bail!("unknown function `{}`", f),
@@ -174,6 +193,10 @@ impl AbstractState {
                     }
                 }
             }
+        }
+        if let Some(u) = unknown {
+            edges.push((u, u));
+            st.unknown = 1;
         }
         edges.sort_unstable();
         edges.dedup();

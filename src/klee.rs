@@ -10,6 +10,7 @@ use crate::local::CallResult;
 use crate::memory_graph::MemoryGraph;
 use crate::session::{ModRefReport, Session};
 use crate::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
+use rustc_hash::FxHashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -24,7 +25,8 @@ pub mod ffi {
         type_name: String,
     }
     /// kind 0: byte `offset` of `object` (any offset when !offset_known); 1: the function
-    /// at `function` (`llvm::Function*`); 2: null.
+    /// at `function` (`llvm::Function*`); 2: null; 3: unknown (may point anywhere:
+    /// symbolic input in a pointer-typed field, or too many targets to list).
     struct TargetFfi {
         kind: u8,
         object: u64,
@@ -51,6 +53,9 @@ pub mod ffi {
         projected_objects: usize,
         micros: u64,
         message: String,
+        /// The mod or ref set has `unknown` (a value that may point anywhere was used): a
+        /// client must treat the call as touching anything.
+        unknown: bool,
     }
     struct EngineStats {
         invocations: u64,
@@ -59,13 +64,21 @@ pub mod ffi {
         check_micros: u64,
         solve_micros: u64,
         failures: u64,
+        /// Time reading states (projection through the StateView).
+        read_micros: u64,
+        miss_new_function: u64,
+        miss_objects: u64,
+        miss_edges: u64,
+        miss_no_iso: u64,
     }
 
     extern "Rust" {
         type Engine;
         /// An engine over KLEE's module (`llvm::Module*`). spa: whole-program analysis once;
         /// else past-sensitive at each call. Check `engine_error` before use.
-        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool) -> Box<Engine>;
+        /// all_globals: project from every global (the reference), not only those the
+        /// callee names.
+        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool) -> Box<Engine>;
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
@@ -95,20 +108,25 @@ pub struct Engine {
     spa_sets: Vec<(usize, usize)>,
     failures: u64,
     spa_calls: u64,
+    /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
+    /// every state shares those objects: read once, at the first call.
+    globals: Option<FxHashMap<String, StateObjId>>,
+    read_micros: u64,
 }
 
-fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool) -> Box<Engine> {
+fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool) -> Box<Engine> {
     let r = catch_unwind(AssertUnwindSafe(|| -> anyhow::Result<Engine> {
         // SAFETY: the plugin passes KLEE's live module, which outlives the engine.
         let m = unsafe { Module::borrowed(module as llvm_sys::prelude::LLVMModuleRef, PathBuf::from(module_name)) };
         let mut session = Session::from_module(m, &FrontOptions::default())?;
         session.reuse = reuse;
+        session.all_globals = all_globals;
         let mut spa_sets = Vec::new();
         if spa {
             let a = crate::analysis::analyze(&session.prog);
             spa_sets = (0..session.prog.functions.len() as FuncId).map(|f| (a.mod_of(f).len(), a.ref_of(f).len())).collect();
         }
-        Ok(Engine { session: Some(session), error: String::new(), spa, spa_sets, failures: 0, spa_calls: 0 })
+        Ok(Engine { session: Some(session), error: String::new(), spa, spa_sets, failures: 0, spa_calls: 0, globals: None, read_micros: 0 })
     }));
     Box::new(match r {
         Ok(Ok(e)) => e,
@@ -119,7 +137,7 @@ fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool) -> Box<E
 
 impl Engine {
     fn failed(error: String) -> Engine {
-        Engine { session: None, error, spa: false, spa_sets: Vec::new(), failures: 0, spa_calls: 0 }
+        Engine { session: None, error, spa: false, spa_sets: Vec::new(), failures: 0, spa_calls: 0, globals: None, read_micros: 0 }
     }
 }
 
@@ -147,6 +165,11 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         check_micros: (r.check_ms * 1e3) as u64,
         solve_micros: (r.solve_ms * 1e3) as u64,
         failures: e.failures,
+        read_micros: e.read_micros,
+        miss_new_function: r.miss_new_function,
+        miss_objects: r.miss_objects,
+        miss_edges: r.miss_edges,
+        miss_no_iso: r.miss_other,
     }
 }
 
@@ -161,6 +184,7 @@ fn failed_report(message: String) -> ffi::CallReport {
         projected_objects: 0,
         micros: 0,
         message,
+        unknown: false,
     }
 }
 
@@ -195,10 +219,24 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             projected_objects: 0,
             micros: 0,
             message: String::new(),
+            unknown: false,
         });
     }
+    let globals = e.globals.get_or_insert_with(|| {
+        state
+            .globals()
+            .iter()
+            .filter_map(|g| {
+                let o = *session.prog.site_objects.get(&g.site)?;
+                let name = session.prog.objects[o as usize].label.strip_prefix("global:")?;
+                Some((name.to_string(), g.object))
+            })
+            .collect()
+    });
     // One pass over the C++ view (it borrows the session for names), then the analysis.
-    let g = MemoryGraph::project(&KleeState { view: state, session, function: f })?;
+    let t = std::time::Instant::now();
+    let g = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
+    e.read_micros += t.elapsed().as_micros() as u64;
     let (abs, result, stats) = session.analyze_graph(&g, None, false)?;
     if !dump.is_empty() {
         std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(&g, "final.bc", None, false))? + "\n")?;
@@ -224,6 +262,7 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
         projected_objects: stats.abstraction.projected_objects,
         micros: 0,
         message: String::new(),
+        unknown: stats.abstraction.unknown > 0 && CallResult::touches_unknown(&abs, &result),
     })
 }
 
@@ -233,6 +272,7 @@ struct KleeState<'a> {
     view: &'a ffi::StateView,
     session: &'a Session,
     function: FuncId,
+    globals: &'a FxHashMap<String, StateObjId>,
 }
 
 impl KleeState<'_> {
@@ -243,6 +283,7 @@ impl KleeState<'_> {
                 Some(&f) => Target::Function(self.session.prog.functions[f as usize].name.clone()),
                 None => Target::Null, // not a function of the module: code we cannot see
             },
+            3 => Target::Unknown,
             _ => Target::Null,
         }
     }
@@ -269,15 +310,11 @@ impl SymbolicState for KleeState<'_> {
     }
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
-        self.view
-            .globals()
-            .iter()
-            .filter_map(|g| {
-                let o = *self.session.prog.site_objects.get(&g.site)?;
-                let label = &self.session.prog.objects[o as usize].label;
-                Some((label.strip_prefix("global:")?.to_string(), g.object))
-            })
-            .collect()
+        self.globals.iter().map(|(n, &id)| (n.clone(), id)).collect()
+    }
+
+    fn global(&self, name: &str) -> Option<StateObjId> {
+        self.globals.get(name).copied()
     }
 
     fn object(&self, id: StateObjId) -> Option<StateObject> {

@@ -14,6 +14,7 @@ pub mod layout;
 pub mod local;
 pub mod memory_graph;
 pub mod modref;
+pub mod reach;
 pub mod models;
 pub mod scc;
 pub mod session;

@@ -48,6 +48,13 @@ impl CallResult {
         locs.iter().map(|l| key(abs, l)).collect::<rustc_hash::FxHashSet<_>>().len()
     }
 
+    /// Whether the mod or ref set has the `unknown` object (see `Target::Unknown`).
+    pub fn touches_unknown(abs: &AbstractState, r: &CallResult) -> bool {
+        r.modset.iter().chain(&r.refset).any(|l| {
+            matches!(l, ResLoc::Abs { obj, .. } if abs.objects[*obj as usize].site == crate::abstraction::UNKNOWN_SITE)
+        })
+    }
+
     /// Labels of result locations in state `abs` (sorted, as `pspa analyze` prints them).
     pub fn labels(abs: &AbstractState, locs: &[ResLoc]) -> Vec<String> {
         let mut v: Vec<String> = locs

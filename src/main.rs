@@ -90,6 +90,10 @@ enum Cmd {
         /// Analyse every call, even when an isomorphic state was analysed before.
         #[arg(long)]
         no_reuse: bool,
+        /// Project the state from every global, not only from those the callee's code
+        /// can name (the reference the narrowed projection is checked against).
+        #[arg(long)]
+        all_globals: bool,
         /// Print the reuse statistics (to stderr in text mode; a `reuse` object in JSON).
         #[arg(long)]
         stats: bool,
@@ -154,7 +158,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, stats, cache_entries } => {
+        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, stats, cache_entries } => {
             let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
             let opts = FrontOptions { allocators, ..Default::default() };
             // One session per module: snapshots of different programs do not share anything.
@@ -168,6 +172,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                     let mut sess = Session::open(&key, &opts).map_err(|e| anyhow::anyhow!("{}: {:#}", s.name(), e))?;
                     sess.reuse = !no_reuse;
+                    sess.all_globals = all_globals;
                     sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);
                 }
@@ -197,6 +202,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     "pspa: {} calls, {} analysed, {} reused ({:.2}%), {:.3} ms checking, {:.3} ms solving, {} cache entries, {} evicted",
                     reuse.invocations, reuse.analyses, reuse.reuse_hits, 100.0 * reuse.reuse_ratio, reuse.check_ms,
                     reuse.solve_ms, reuse.entries, reuse.evictions
+                );
+                eprintln!(
+                    "pspa: misses: {} new function, {} different objects, {} different edges, {} other",
+                    reuse.miss_new_function, reuse.miss_objects, reuse.miss_edges, reuse.miss_other
                 );
             }
             write_stdout(&text)?;

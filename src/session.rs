@@ -10,7 +10,8 @@ use crate::facts::{LayoutId, Program};
 use crate::frontend::{self, FrontOptions, Module};
 use crate::local::{self, CallResult};
 use crate::summaries::{ReuseStats, SummaryCache};
-use crate::memory_graph::MemoryGraph;
+use crate::memory_graph::{MemoryGraph, Roots};
+use crate::reach::Reach;
 use crate::snapshot::LoadedSnapshot;
 use crate::state::SymbolicState;
 use anyhow::{anyhow, Result};
@@ -55,6 +56,9 @@ pub struct Session {
     pub cache: SummaryCache,
     /// Off: every call is analysed (`--no-reuse`).
     pub reuse: bool,
+    /// Project from every global, not only those the callee names (the reference).
+    pub all_globals: bool,
+    reach: once_cell::unsync::OnceCell<Reach>,
 }
 
 /// Default bound of the summary cache, per function (least recently used entries go).
@@ -129,11 +133,22 @@ impl Session {
             paths: HashMap::new(),
             cache: SummaryCache::new(DEFAULT_ENTRIES_PER_FUNCTION),
             reuse: true,
+            all_globals: false,
+            reach: once_cell::unsync::OnceCell::new(),
         })
     }
 
     pub fn module(&self) -> &Module {
         &self.module
+    }
+
+    /// The roots of a projection, as this session is configured.
+    pub fn roots(&self) -> Roots<'_> {
+        if self.all_globals {
+            Roots::AllGlobals
+        } else {
+            Roots::Named(&self.prog, self.reach.get_or_init(|| Reach::new(&self.prog)))
+        }
     }
 
     fn layout_for(&mut self, name: &str) -> Option<LayoutId> {
@@ -165,7 +180,7 @@ impl Session {
     /// calls on that path are merged in, and this call's post-state is kept if `skipped`.
     pub fn analyze_state(&mut self, st: &dyn SymbolicState, path: Option<&str>, skipped: bool) -> Result<ModRefReport> {
         let t = Instant::now();
-        let g = MemoryGraph::project(st)?;
+        let g = MemoryGraph::project(st, self.roots())?;
         let (abs, result, mut stats) = self.analyze_graph(&g, path, skipped)?;
         stats.total_ms = t.elapsed().as_secs_f64() * 1e3;
         Ok(ModRefReport {

@@ -54,6 +54,8 @@ pub enum SnapTarget {
     Object { object: StateObjId, offset: Option<u64> },
     Function { function: String },
     Null { null: bool },
+    /// A value that may point anywhere (`Target::Unknown`).
+    Unknown { unknown: bool },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -91,6 +93,7 @@ impl SnapTarget {
             SnapTarget::Object { object, offset } => Target::Object { id: *object, offset: *offset },
             SnapTarget::Function { function } => Target::Function(function.clone()),
             SnapTarget::Null { .. } => Target::Null,
+            SnapTarget::Unknown { .. } => Target::Unknown,
         }
     }
 
@@ -99,6 +102,7 @@ impl SnapTarget {
             Target::Object { id, offset } => SnapTarget::Object { object: *id, offset: *offset },
             Target::Function(f) => SnapTarget::Function { function: f.clone() },
             Target::Null => SnapTarget::Null { null: true },
+            Target::Unknown => SnapTarget::Unknown { unknown: true },
         }
     }
 }
@@ -153,6 +157,7 @@ impl LoadedSnapshot {
                     }
                 }
                 SnapTarget::Null { null: false } => bail!("{}: {}: `null` must be true", file.display(), what),
+                SnapTarget::Unknown { unknown: false } => bail!("{}: {}: `unknown` must be true", file.display(), what),
                 _ => {}
             }
             Ok(())
@@ -204,6 +209,10 @@ impl SymbolicState for LoadedSnapshot {
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
         self.snap.globals.iter().map(|(g, &id)| (g.clone(), id)).collect()
+    }
+
+    fn global(&self, name: &str) -> Option<StateObjId> {
+        self.snap.globals.get(name).copied()
     }
 
     fn object(&self, id: StateObjId) -> Option<StateObject> {

@@ -22,6 +22,11 @@ pub enum Target {
     Function(String),
     /// The null pointer: points nowhere.
     Null,
+    /// A value the state cannot tell apart from a pointer to anything: symbolic input in a
+    /// pointer-typed field, or a pointer with too many targets to list. It makes the
+    /// call's result say "may touch anything" (a client then stays conservative), instead
+    /// of failing the whole call.
+    Unknown,
 }
 
 /// One memory object of a state.
@@ -47,8 +52,13 @@ pub trait SymbolicState {
     /// The function being invoked and, per actual argument, what it may point to
     /// (None for arguments that carry no pointer).
     fn call(&self) -> (&str, Vec<Option<Vec<Target>>>);
-    /// The object holding each global variable, by the global's LLVM name.
+    /// The object holding each global variable, by the global's LLVM name. Only the
+    /// reference projection (every global a root) asks for all of them.
     fn globals(&self) -> Vec<(String, StateObjId)>;
+    /// The object holding global `name`, if the state has it.
+    fn global(&self, name: &str) -> Option<StateObjId> {
+        self.globals().into_iter().find(|(g, _)| g == name).map(|(_, id)| id)
+    }
     /// An object of the state, or None for an id the state does not have.
     fn object(&self, id: StateObjId) -> Option<StateObject>;
     /// The fields of object `id` that may hold pointers, with their targets.

@@ -245,6 +245,13 @@ pub struct ReuseStats {
     pub entries: usize,
     pub evictions: u64,
     pub entries_per_function: usize,
+    /// Why lookups missed (`--pspa-stats`, `pspa modref --stats`): no summary of the
+    /// function yet; no cached state with the same objects (sites, layouts, count); the
+    /// same objects but other edges or arguments; the same form but no post-state kept.
+    pub miss_new_function: u64,
+    pub miss_objects: u64,
+    pub miss_edges: u64,
+    pub miss_other: u64,
 }
 
 impl ReuseStats {
@@ -263,6 +270,10 @@ impl ReuseStats {
         self.entries += r.entries;
         self.evictions += r.evictions;
         self.entries_per_function = r.entries_per_function;
+        self.miss_new_function += r.miss_new_function;
+        self.miss_objects += r.miss_objects;
+        self.miss_edges += r.miss_edges;
+        self.miss_other += r.miss_other;
         self.update_ratio();
     }
 }
@@ -292,10 +303,24 @@ impl SummaryCache {
     /// Find a cached result for a state (`need_post`: the caller needs the post-state)
     /// and translate it; None on a miss.
     pub fn lookup(&mut self, abs: &AbstractState, canon: &Canon, need_post: bool) -> Option<CallResult> {
-        let entries = self.per_function.get_mut(&abs.function)?;
-        let pos = entries
+        let Some(entries) = self.per_function.get_mut(&abs.function) else {
+            self.stats.miss_new_function += 1;
+            return None;
+        };
+        let Some(pos) = entries
             .iter()
-            .position(|e| e.canon.hash == canon.hash && e.canon.form == canon.form && (e.result.has_post || !need_post))?;
+            .position(|e| e.canon.hash == canon.hash && e.canon.form == canon.form && (e.result.has_post || !need_post))
+        else {
+            // Only on a miss, and cheap next to the analysis the miss costs.
+            if !entries.iter().any(|e| e.canon.form.objects == canon.form.objects) {
+                self.stats.miss_objects += 1;
+            } else if !entries.iter().any(|e| e.canon.form == canon.form) {
+                self.stats.miss_edges += 1;
+            } else {
+                self.stats.miss_other += 1;
+            }
+            return None;
+        };
         let e = entries.remove(pos).unwrap();
         // cached abstract object (via its canonical index) -> new abstract object
         let mut map = vec![0u32; e.canon.order.len()];

@@ -76,8 +76,10 @@ fn fig1_insert_modifies_nothing_of_t2() {
     // The argument v is "foo" only: the other literals are not read.
     assert!(r.refset.contains(&"global:.str.2@7.0".to_string()));
     assert!(!r.refset.iter().any(|l| l.starts_with("global:.str.1@")));
-    // Projection: t2's 22 objects, main's two locals and nothing else are dropped.
-    assert_eq!(r.stats.abstraction.projected_objects, 25);
+    // Projection: t2's 22 objects, main's two locals and the two literals that only main
+    // names (.str and .str.1: table_insert's code names no
+    // global, src/reach.rs) are dropped; "foo" (.str.2) is the argument v.
+    assert_eq!(r.stats.abstraction.projected_objects, 23);
     assert_eq!(r.stats.abstraction.state_objects, 49);
 
     // SPA's mod-set of table_insert: the same static sites cover both tables' arrays and
@@ -209,10 +211,9 @@ fn function_pointer_fields_resolve_through_the_snapshot() {
     assert!(strip_unique(&r1.modset).len() < spa.len() && strip_unique(&r2.modset).len() < spa.len());
 }
 
-/// Build a fixture natively with the observation harness, run it (it writes a snapshot
-/// before each OBS_PSPA call and the bytes the call changed), analyse the snapshots.
-/// Returns the reports and the observed `pmod` lines.
-fn run_native(src: &Path) -> (Vec<ModRefReport>, Vec<String>) {
+/// Build a fixture natively with the observation harness and run it: it writes a snapshot
+/// before each OBS_PSPA call (returned, in order) and the bytes the call changed (`obs`).
+fn native_snapshots(src: &Path) -> (tempfile::TempDir, Vec<PathBuf>) {
     let dir = tempfile::tempdir().unwrap();
     let bin = dir.path().join("prog");
     let out = dir.path().join("obs");
@@ -229,9 +230,53 @@ fn run_native(src: &Path) -> (Vec<ModRefReport>, Vec<String>) {
         files.push(f);
     }
     assert!(!files.is_empty(), "no snapshot written");
+    (dir, files)
+}
+
+/// Build and run a fixture natively (see `native_snapshots`), analyse its snapshots.
+/// Returns the reports and the observed `pmod` lines.
+fn run_native(src: &Path) -> (Vec<ModRefReport>, Vec<String>) {
+    let (dir, files) = native_snapshots(src);
     let reports = run_snapshots(&files);
-    let obs = std::fs::read_to_string(&out).unwrap_or_default().lines().map(String::from).collect();
+    let obs = std::fs::read_to_string(dir.path().join("obs")).unwrap_or_default().lines().map(String::from).collect();
     (reports, obs)
+}
+
+#[test]
+fn named_roots_give_the_sets_of_all_globals() {
+    // The projection from the globals the callee's code can name, closed over the function
+    // pointers met in memory (src/reach.rs), must give exactly the sets of the paper's
+    // projection from every global: a global outside it is one the call cannot touch.
+    let mut files: Vec<PathBuf> = ["fig1-insert.json", "fig1-lookup.json", "fig1-chopped-1.json", "fig1-chopped-2.json"]
+        .iter()
+        .map(|f| root().join("examples/snapshots").join(f))
+        .collect();
+    let (_d1, deep) = native_snapshots(&root().join("tests/pspa/deep.c"));
+    let (_d2, fig1) = native_snapshots(&root().join("tests/pspa/fig1.c"));
+    files.extend(deep.iter().cloned());
+    files.extend(fig1.iter().cloned());
+    let mut projected = Vec::new();
+    for f in &files {
+        let snap = LoadedSnapshot::load(f).unwrap();
+        let run = |all: bool| {
+            let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
+            s.all_globals = all;
+            s.analyze_snapshot(&snap).unwrap()
+        };
+        let (all, named) = (run(true), run(false));
+        assert_eq!(named.modset, all.modset, "{}: mod", f.display());
+        assert_eq!(named.refset, all.refset, "{}: ref", f.display());
+        assert!(named.stats.abstraction.projected_objects <= all.stats.abstraction.projected_objects);
+        projected.push((all.stats.abstraction.projected_objects, named.stats.abstraction.projected_objects));
+    }
+    // deep.c: update(l1, ...) calls on_a through l1's nodes, and nothing it reaches names
+    // the global counter_b: the named projection leaves it out. update(l2, ...) reaches
+    // on_b through l2's nodes, which writes counter_b: it is in (the test above checks
+    // that its mod-set has counter_b).
+    let (a1, n1) = projected[4];
+    let (a2, n2) = projected[5];
+    assert_eq!(n1, a1 - 1, "only counter_b is left out of update(l1)");
+    assert_eq!(n2, a2, "update(l2) reaches counter_b through on_b");
 }
 
 /// Theorem 4.3 on concrete runs: every byte a call really writes, in an object that
@@ -357,7 +402,7 @@ fn stripped_size_without_labels_matches_the_labels() {
     // `--strip-unique` on the same call (fig1-insert: 5 mod, 8 ref, from the test above).
     let snap = LoadedSnapshot::load(&root().join("examples/snapshots/fig1-insert.json")).unwrap();
     let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
-    let g = pspa::memory_graph::MemoryGraph::project(&snap).unwrap();
+    let g = pspa::memory_graph::MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, res, _) = s.analyze_graph(&g, None, false).unwrap();
     use pspa::local::CallResult;
     for locs in [&res.modset, &res.refset] {

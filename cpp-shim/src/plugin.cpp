@@ -23,6 +23,7 @@
 #include "lib/Core/Memory.h"
 #include "lib/Core/TimingSolver.h"
 
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -54,6 +55,14 @@ cl::list<std::string> PspaAnalyze(
     "pspa-analyze", cl::desc("Analyse every call of these functions (comma-separated)"),
     cl::CommaSeparated, cl::value_desc("F,G,..."), cl::cat(klee::MiscCat));
 
+cl::list<std::string> PspaAnalyzeFiles(
+    "pspa-analyze-files",
+    cl::desc("Analyse every call of the functions defined in these source files (debug "
+             "info; comma-separated). An absolute path selects the files under it; a "
+             "relative one, the files whose path contains it at a '/' (e.g. lib/ or "
+             "src/parser.c)"),
+    cl::CommaSeparated, cl::value_desc("DIR_OR_PREFIX,..."), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaAnalyzeAll(
     "pspa-analyze-all",
     cl::desc("Analyse every call of a function with a body (paper 6.1). Also turned on by "
@@ -76,6 +85,19 @@ cl::opt<unsigned> PspaMaxResolutions(
     cl::desc("Objects a symbolic pointer in memory may resolve to before the analysis of "
              "the call gives up conservatively (default 64)"),
     cl::init(64), cl::cat(klee::MiscCat));
+
+cl::opt<bool> PspaAllGlobals(
+    "pspa-all-globals",
+    cl::desc("Project each call's state from every global (the paper's roots), not only "
+             "from the globals the callee's code can name: the slow reference the default "
+             "is checked against"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
+cl::opt<bool> PspaStats(
+    "pspa-stats",
+    cl::desc("Print how the plugin read the states (pointer slots by kind) and why reuse "
+             "missed, as KLEE: done: lines"),
+    cl::init(false), cl::cat(klee::MiscCat));
 
 klee::Statistic statCalls("PspaCalls", "PScalls");
 klee::Statistic statAnalyses("PspaAnalyses", "PSan");
@@ -105,10 +127,63 @@ std::string typeName(Type *t) {
   return "";
 }
 
-struct CallLine {
-  std::string function;
-  unsigned line;
-  pspa::CallReport report;
+/// Whether `f`'s debug-info source file is selected by one of `prefixes` (see
+/// --pspa-analyze-files). Functions without debug info are never selected.
+bool definedIn(const Function &f, const std::vector<std::string> &prefixes) {
+  const DISubprogram *sp = f.getSubprogram();
+  if (!sp)
+    return false;
+  std::string file = sp->getFilename().str();
+  if (file.empty() || file[0] != '/')
+    file = sp->getDirectory().str() + "/" + file;
+  for (const std::string &p : prefixes) {
+    if (p.empty())
+      continue;
+    if (p[0] == '/' ? file.rfind(p, 0) == 0 : file.find("/" + p) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+/// Whether byte `off` of an object of type `t` starts a pointer field (arrays squeezed,
+/// nested structs walked); false for an unknown type.
+bool pointerAt(const DataLayout &dl, Type *t, std::uint64_t off) {
+  while (t) {
+    if (t->isPointerTy())
+      return off == 0;
+    if (auto *st = dyn_cast<StructType>(t)) {
+      if (st->isOpaque() || off >= dl.getTypeAllocSize(st))
+        return false;
+      const StructLayout *sl = dl.getStructLayout(st);
+      unsigned i = sl->getElementContainingOffset(off);
+      off -= sl->getElementOffset(i);
+      t = st->getElementType(i);
+    } else if (auto *at = dyn_cast<ArrayType>(t)) {
+      std::uint64_t es = dl.getTypeAllocSize(at->getElementType());
+      if (es == 0)
+        return false;
+      off %= es;
+      t = at->getElementType();
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+/// How pointer-sized slots and arguments were read (--pspa-stats). Each counter is a rule
+/// of KleeStateView::targets, whose comments say why the rule is sound.
+struct ReadStats {
+  std::uint64_t concrete = 0;         // concrete bytes, read without building expressions
+  std::uint64_t symbolicAddress = 0;  // symbolic, built from an address: resolved by the solver
+  std::uint64_t symbolicData = 0;     // symbolic input in a slot not typed as a pointer: data
+  std::uint64_t unknownTyped = 0;     // symbolic input in a pointer-typed slot: unknown target
+  std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
+};
+
+struct FunctionAverage {
+  double mod = 0, ref = 0;
+  unsigned n = 0;
 };
 
 class PspaPlugin;
@@ -117,15 +192,16 @@ PspaPlugin *thePlugin;
 /// A KLEE state as the core sees it. Answers are cached: the core may ask twice.
 class KleeStateView : public pspa::StateView {
 public:
-  KleeStateView(PspaPlugin &p, klee::ExecutionState &s, std::vector<klee::ref<klee::Expr>> &args)
-      : plugin(p), state(s), args(args) {}
+  KleeStateView(PspaPlugin &p, klee::ExecutionState &s, Function *f, std::vector<klee::ref<klee::Expr>> &args)
+      : plugin(p), state(s), callee(f), args(args) {}
 
   std::size_t num_args() const override { return args.size(); }
 
   bool arg(std::size_t i, rust::Vec<pspa::TargetFfi> &out) const override {
     if (args[i]->getWidth() != klee::Context::get().getPointerWidth())
       return false;
-    return targets(args[i], out) && !out.empty();
+    bool typed = i < callee->arg_size() && callee->getArg(i)->getType()->isPointerTy();
+    return targets(args[i], typed, out) && !out.empty();
   }
 
   rust::Vec<pspa::GlobalFfi> globals() const override;
@@ -137,10 +213,15 @@ public:
   mutable std::string failure;
 
 private:
-  bool targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> &out) const;
+  bool targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const;
+  bool concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
+  bool holdsAddress(const klee::ref<klee::Expr> &e) const;
+  Type *typeOf(const klee::MemoryObject *mo) const;
+  const klee::MemoryObject *find(std::uint64_t id) const;
 
   PspaPlugin &plugin;
   klee::ExecutionState &state;
+  Function *callee;
   std::vector<klee::ref<klee::Expr>> &args;
   /// The objects met so far (globals and pointer targets): the core asks only for those,
   /// so no call walks the whole address space.
@@ -155,11 +236,17 @@ public:
   bool active = false;
   std::set<std::string> chosen;
   /// Types inferred from the first cast of an object's base pointer (paper, section 5).
-  std::unordered_map<std::uint64_t, std::string> castTypes;
-  std::vector<CallLine> lines;
+  std::unordered_map<std::uint64_t, Type *> castTypes;
+  /// pspa-calls.csv, written as calls happen (a run with millions of calls stays flat).
+  std::unique_ptr<llvm::raw_fd_ostream> csv;
+  bool csvTried = false;
+  std::uint64_t callsSeen = 0;
+  std::map<std::string, FunctionAverage> averages;
+  ReadStats reads;
   /// The objects of global variables, found once: KLEE allocates them all before main and
   /// every state shares them.
   std::vector<const klee::MemoryObject *> globalObjects;
+  std::unordered_map<std::uint64_t, const klee::MemoryObject *> globalById;
   bool globalsFound = false;
   unsigned dumped = 0;
   bool warned = false;
@@ -171,6 +258,17 @@ public:
     start = std::chrono::steady_clock::now();
     for (auto &f : PspaAnalyze)
       chosen.insert(f);
+    if (!PspaAnalyzeFiles.empty()) {
+      unsigned n = 0;
+      for (Function &fn : m)
+        if (!fn.isDeclaration() && definedIn(fn, PspaAnalyzeFiles)) {
+          chosen.insert(fn.getName().str());
+          ++n;
+        }
+      klee::klee_message("pspa: --pspa-analyze-files selects %u functions", n);
+      if (n == 0)
+        klee::klee_warning("pspa: --pspa-analyze-files: no function with debug info is defined there");
+    }
     const char *env = getenv("KLEE_PLUGIN_PSPA_ANALYZE_ALL");
     if (env && std::string(env) == "1")
       PspaAnalyzeAll = true;
@@ -183,7 +281,8 @@ public:
     // Strings cross as lossy UTF-8: a strict conversion would abort KLEE on odd bytes.
     rust::String name = rust::String::lossy(m.getModuleIdentifier());
     engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
-                                                          PspaMode == Mode::SPA, !PspaNoReuse));
+                                                          PspaMode == Mode::SPA, !PspaNoReuse,
+                                                          PspaAllGlobals));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());
@@ -204,7 +303,7 @@ public:
       return false;
     ++statCalls;
     auto t0 = std::chrono::steady_clock::now();
-    KleeStateView view(*this, state, arguments);
+    KleeStateView view(*this, state, f, arguments);
     std::string dump;
     if (!PspaDumpSnapshots.empty())
       dump = PspaDumpSnapshots + "/call-" + std::to_string(++dumped) + ".json";
@@ -229,8 +328,31 @@ public:
     } else {
       ++statAnalyses;
     }
-    lines.push_back({f->getName().str(), ki->info ? ki->info->line : 0, r});
+    record(f->getName().str(), ki->info ? ki->info->line : 0, r);
     return false;
+  }
+
+  /// One line of pspa-calls.csv, written now; per-function averages kept.
+  void record(const std::string &fn, unsigned line, const pspa::CallReport &r) {
+    ++callsSeen;
+    if (r.ok) {
+      FunctionAverage &a = averages[fn];
+      a.mod += r.mod_stripped;
+      a.ref += r.ref_stripped;
+      a.n++;
+    }
+    if (!csvTried) {
+      csvTried = true;
+      csv = executor->getInterpreterHandler().openOutputFile("pspa-calls.csv");
+      if (!csv)
+        klee::klee_warning("pspa: cannot write pspa-calls.csv");
+      else
+        *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown\n";
+    }
+    if (csv)
+      *csv << fn << ',' << line << ',' << (PspaMode == Mode::SPA ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ','
+           << (r.reused ? 1 : 0) << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ','
+           << r.ref_stripped << ',' << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << '\n';
   }
 
   void onCast(klee::ExecutionState &state, klee::KInstruction *ki, klee::ref<klee::Expr> value) override {
@@ -245,8 +367,8 @@ public:
       return;
     if (castTypes.count(op.first->id))
       return;
-    std::string t = typeName(pt->getPointerElementType());
-    if (!t.empty() && t != "i8")
+    Type *t = pt->getPointerElementType();
+    if (!typeName(t).empty() && !t->isIntegerTy(8))
       castTypes[op.first->id] = t;
   }
 
@@ -256,45 +378,91 @@ public:
 rust::Vec<pspa::GlobalFfi> KleeStateView::globals() const {
   if (!plugin.globalsFound) {
     for (auto it = state.addressSpace.objects.begin(), ie = state.addressSpace.objects.end(); it != ie; ++it)
-      if (it->first->allocSite && isa<GlobalVariable>(it->first->allocSite))
+      if (it->first->allocSite && isa<GlobalVariable>(it->first->allocSite)) {
         plugin.globalObjects.push_back(it->first);
+        plugin.globalById[it->first->id] = it->first;
+      }
     plugin.globalsFound = true;
   }
   rust::Vec<pspa::GlobalFfi> v;
   for (const klee::MemoryObject *mo : plugin.globalObjects) {
-    known[mo->id] = mo;
     v.push_back(pspa::GlobalFfi{reinterpret_cast<std::size_t>(mo->allocSite), mo->id});
   }
   return v;
 }
 
-bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
+/// An object the core may ask for: a global, or one met as a target during this call.
+const klee::MemoryObject *KleeStateView::find(std::uint64_t id) const {
   auto it = known.find(id);
-  if (it == known.end())
+  if (it != known.end())
+    return it->second;
+  auto g = plugin.globalById.find(id);
+  return g == plugin.globalById.end() ? nullptr : g->second;
+}
+
+bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
+  const klee::MemoryObject *mo = find(id);
+  if (!mo)
     return false;
-  const klee::MemoryObject *mo = it->second;
   out.id = id;
   out.site = reinterpret_cast<std::size_t>(mo->allocSite);
   out.size = mo->size;
-  std::string t;
-  if (mo->allocSite) {
-    if (auto *gv = dyn_cast<GlobalVariable>(mo->allocSite))
-      t = typeName(gv->getValueType());
-    else if (auto *ai = dyn_cast<AllocaInst>(mo->allocSite))
-      t = typeName(ai->getAllocatedType());
-  }
-  if (t.empty()) {
-    auto c = plugin.castTypes.find(id);
-    if (c != plugin.castTypes.end())
-      t = c->second;
-  }
+  std::string t = typeName(typeOf(mo));
   out.type_name = rust::String::lossy(t);
   return true;
 }
 
-bool KleeStateView::targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> &out) const {
-  if (auto *ce = dyn_cast<klee::ConstantExpr>(e)) {
-    std::uint64_t v = ce->getZExtValue();
+/// The type of an object: its global's or alloca's, else the first cast of its base
+/// pointer (paper, section 5), else null (unknown: field-insensitive).
+Type *KleeStateView::typeOf(const klee::MemoryObject *mo) const {
+  if (mo->allocSite) {
+    if (auto *gv = dyn_cast<GlobalVariable>(mo->allocSite))
+      return gv->getValueType();
+    if (auto *ai = dyn_cast<AllocaInst>(mo->allocSite))
+      return ai->getAllocatedType();
+  }
+  auto c = plugin.castTypes.find(mo->id);
+  return c == plugin.castTypes.end() ? nullptr : c->second;
+}
+
+/// Whether a symbolic value may be built from an address: it has a pointer-wide constant
+/// in it that is an object's or a function's address (pointer arithmetic on symbolic
+/// input keeps its base: `base + 4 * i`), or it reads memory that may hold one: an
+/// object's concrete contents (a constant array: what a load at a symbolic index from a
+/// table of pointers reads) or bytes written since the array was made (its update list).
+/// Symbolic input bytes alone (reads of a symbolic array nobody wrote) hold no address.
+/// A large expression is assumed to hold one (conservative: it is then resolved).
+bool KleeStateView::holdsAddress(const klee::ref<klee::Expr> &e) const {
+  unsigned width = klee::Context::get().getPointerWidth();
+  std::vector<klee::ref<klee::Expr>> work{e};
+  unsigned seen = 0;
+  while (!work.empty()) {
+    klee::ref<klee::Expr> x = work.back();
+    work.pop_back();
+    if (++seen > 256)
+      return true;
+    if (auto *ce = dyn_cast<klee::ConstantExpr>(x)) {
+      if (ce->getWidth() != width)
+        continue;
+      std::uint64_t v = ce->getZExtValue();
+      klee::ObjectPair op;
+      if (v && (plugin.executor->getFunctionAt(v) || state.addressSpace.resolveOne(ce, op)))
+        return true;
+      continue;
+    }
+    if (auto *re = dyn_cast<klee::ReadExpr>(x))
+      if (re->updates.root->isConstantArray() || re->updates.head)
+        return true;
+    for (unsigned i = 0; i < x->getNumKids(); ++i)
+      work.push_back(x->getKid(i));
+  }
+  return false;
+}
+
+/// A concrete pointer-sized value: null, a function's address, an address in an object,
+/// or an integer (no target).
+bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const {
+  {
     if (v == 0)
       return true;
     if (Function *fn = plugin.executor->getFunctionAt(v)) {
@@ -302,7 +470,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> 
       return true;
     }
     klee::ObjectPair op;
-    if (!state.addressSpace.resolveOne(ce, op))
+    if (!state.addressSpace.resolveOne(klee::ConstantExpr::create(v, klee::Context::get().getPointerWidth()), op))
       return true; // not an address: an integer
     const klee::MemoryObject *mo = op.first;
     if (mo->allocSite && isa<Function>(mo->allocSite)) {
@@ -313,14 +481,37 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> 
     }
     return true;
   }
-  // A symbolic value: every object it may point into (KLEE's own resolution), at an
-  // unknown offset. Too many candidates, or a timeout: give up on this call.
+}
+
+bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const {
+  if (auto *ce = dyn_cast<klee::ConstantExpr>(e)) {
+    plugin.reads.concrete++;
+    return concreteTarget(ce->getZExtValue(), out);
+  }
+  if (!holdsAddress(e)) {
+    // Symbolic input with no address in it. Where the type says pointer, the program will
+    // use it as one and it may equal any address: an unknown target keeps the clients
+    // conservative for everything it may reach. Elsewhere it is data (an input buffer, a
+    // length): a program that turned such bytes into a pointer would go through a cast,
+    // which gives the object a pointer-carrying type (section 5).
+    if (pointerTyped) {
+      plugin.reads.unknownTyped++;
+      out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
+    } else {
+      plugin.reads.symbolicData++;
+    }
+    return true;
+  }
+  // A symbolic address: every object it may point into (KLEE's own resolution), at an
+  // unknown offset. Too many candidates, or a timeout: an unknown target, not a failure.
+  plugin.reads.symbolicAddress++;
   klee::ResolutionList rl;
   klee::TimingSolver *solver = plugin.executor->getSolver();
   bool incomplete = state.addressSpace.resolve(state, solver, e, rl, PspaMaxResolutions);
   if (incomplete || rl.size() >= PspaMaxResolutions) {
-    failure = "a symbolic pointer may point to too many objects";
-    return false;
+    plugin.reads.unknownTooMany++;
+    out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
+    return true;
   }
   for (auto &p : rl) {
     known[p.first->id] = p.first;
@@ -331,34 +522,42 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, rust::Vec<pspa::TargetFfi> 
 
 rust::Vec<pspa::SlotFfi> KleeStateView::pointer_slots(std::uint64_t id) const {
   rust::Vec<pspa::SlotFfi> v;
-  auto it = known.find(id);
-  if (it == known.end())
+  const klee::MemoryObject *mo = find(id);
+  if (!mo)
     return v;
-  const klee::MemoryObject *mo = it->second;
   if (mo->allocSite && isa<Function>(mo->allocSite))
     return v; // code, not data
   const klee::ObjectState *os = state.addressSpace.findObject(mo);
   if (!os)
     return v;
   unsigned width = klee::Context::get().getPointerWidth();
-  for (unsigned off = 0; off + width / 8 <= mo->size; off += width / 8) {
-    klee::ref<klee::Expr> e = os->read(off, width);
+  unsigned bytes = width / 8;
+  const DataLayout &dl = plugin.module->getDataLayout();
+  Type *type = typeOf(mo);
+  for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
     rust::Vec<pspa::TargetFfi> ts;
-    if (!targets(e, ts))
+    std::uint64_t word = 0;
+    // Concrete bytes straight from KLEE's concrete store (host byte order, as KLEE keeps
+    // it): no expression is built.
+    if (os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
+      plugin.reads.concrete++;
+      concreteTarget(word, ts);
+    } else if (!targets(os->read(off, width), pointerAt(dl, type, off), ts)) {
       return v;
+    }
     if (!ts.empty())
       v.push_back(pspa::SlotFfi{off, std::move(ts)});
   }
   return v;
 }
 
-void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
+void PspaPlugin::runFinished(klee::InterpreterHandler &) {
   if (!active)
     return;
   pspa::EngineStats s = pspa::engine_stats(**engine);
   double secs = statTime.getValue() / 1e6;
-  llvm::errs() << "KLEE: done: pspa calls analysed = " << lines.size() << " ("
-               << (PspaMode == Mode::SPA ? "spa" : "pspa") << ")\n";
+  const char *mode = PspaMode == Mode::SPA ? "spa" : "pspa";
+  llvm::errs() << "KLEE: done: pspa calls analysed = " << callsSeen << " (" << mode << ")\n";
   if (PspaMode == Mode::PSPA) {
     double ratio = s.invocations ? double(s.reuse_hits) / s.invocations : 0.0;
     llvm::errs() << "KLEE: done: pspa analyses = " << s.analyses << ", reused = " << s.reuse_hits
@@ -368,31 +567,26 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::errs() << "KLEE: done: pspa time = " << format("%.3f", secs) << " s ("
                << format("%.2f", total > 0 ? 100.0 * secs / total : 0.0) << "% of the run)\n";
-  auto f = handler.openOutputFile("pspa-calls.csv");
-  if (!f) {
-    klee::klee_warning("pspa: cannot write pspa-calls.csv");
-    return;
+  if (PspaStats) {
+    llvm::errs() << "KLEE: done: pspa slots: concrete = " << reads.concrete
+                 << ", symbolic addresses = " << reads.symbolicAddress
+                 << ", symbolic data = " << reads.symbolicData
+                 << ", unknown (pointer-typed input) = " << reads.unknownTyped
+                 << ", unknown (too many targets) = " << reads.unknownTooMany << "\n";
+    llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
+                 << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
+                 << ", no isomorphism = " << s.miss_no_iso << "\n";
+    llvm::errs() << "KLEE: done: pspa time: reading = " << format("%.3f", s.read_micros / 1e6)
+                 << " s, checking = " << format("%.3f", s.check_micros / 1e6)
+                 << " s, solving = " << format("%.3f", s.solve_micros / 1e6) << " s\n";
   }
-  *f << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros\n";
-  struct Avg { double m = 0, r = 0; unsigned n = 0; };
-  std::map<std::string, Avg> avg;
-  const char *mode = PspaMode == Mode::SPA ? "spa" : "pspa";
-  for (auto &l : lines) {
-    auto &r = l.report;
-    *f << l.function << ',' << l.line << ',' << mode << ',' << (r.ok ? 1 : 0) << ',' << (r.reused ? 1 : 0) << ','
-       << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ',' << r.ref_stripped << ','
-       << r.projected_objects << ',' << r.micros << '\n';
-    if (r.ok) {
-      Avg &a = avg[l.function];
-      a.m += r.mod_stripped;
-      a.r += r.ref_stripped;
-      a.n++;
-    }
+  if (csv) {
+    for (auto &kv : averages)
+      *csv << "# average," << kv.first << ',' << mode << ",calls=" << kv.second.n << ",mod_stripped="
+           << format("%.2f", kv.second.mod / kv.second.n) << ",ref_stripped="
+           << format("%.2f", kv.second.ref / kv.second.n) << '\n';
+    csv->flush();
   }
-  for (auto &kv : avg)
-    *f << "# average," << kv.first << ',' << mode << ",calls=" << kv.second.n << ",mod_stripped="
-       << format("%.2f", kv.second.m / kv.second.n) << ",ref_stripped=" << format("%.2f", kv.second.r / kv.second.n)
-       << '\n';
 }
 } // namespace
 
