@@ -100,7 +100,7 @@ fn bench(c: &mut Criterion) {
             })
         });
         g.bench_with_input(BenchmarkId::new("fresh analysis", 2 * n + 5), &abs, |b, abs| {
-            b.iter(|| std::hint::black_box(pspa::local::analyze_call(&s.prog, abs).result(abs, false)))
+            b.iter(|| std::hint::black_box(pspa::local::analyze_call(&s.prog, abs, None).result(abs, false)))
         });
     }
     g.finish();

@@ -18,6 +18,7 @@ pub mod reach;
 pub mod models;
 pub mod scc;
 pub mod session;
+pub mod slice;
 pub mod snapshot;
 pub mod solver;
 pub mod state;

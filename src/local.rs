@@ -5,7 +5,8 @@
 
 use crate::abstraction::{AbsLoc, AbsObject, AbstractState, Origin, PostState};
 use crate::analysis::Analysis;
-use crate::facts::{ObjId, ObjKind, Object, Program};
+use crate::facts::{FuncId, ObjId, ObjKind, Object, Program};
+use crate::slice::Slice;
 use crate::solver::{Node, Solver};
 use roaring::RoaringBitmap;
 use std::collections::BTreeMap;
@@ -78,34 +79,34 @@ pub struct CallAnalysis<'p> {
     pub obj_map: Vec<ObjId>,
     /// The reverse: abstract object of each solver object that stands for one.
     abs_of: BTreeMap<ObjId, u32>,
+    /// The program the solver ran over, when it is a slice (ids are the slice's).
+    slice: Option<&'p Slice>,
+    /// The callee, in the solver's ids.
+    callee: FuncId,
 }
 
-/// Run the solver from `abs` over what its function reaches.
-pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<'p> {
+/// Run the solver from `abs` over what its function reaches: over the whole program, or
+/// over `slice` (which must hold the callee and every function the state points to).
+pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'p Slice>) -> CallAnalysis<'p> {
     let t = Instant::now();
+    let sp: &'p Program = slice.map(|s| &s.prog).unwrap_or(prog);
+    let obj_id = |p: ObjId| -> Option<ObjId> { slice.map_or(Some(p), |s| s.obj(p)) };
+    let func_id = |f: FuncId| -> FuncId { slice.map_or(f, |s| s.func(f).expect("the slice holds every function of the state")) };
     // Globals of the state take their contents from it, not from their initialisers.
     let from_state: rustc_hash::FxHashSet<ObjId> = abs
         .objects
         .iter()
         .filter_map(|o| match o.origin {
-            Origin::Program(p) if o.kind == ObjKind::Global => Some(p),
+            Origin::Program(p) if o.kind == ObjKind::Global => obj_id(p),
             _ => None,
         })
         .collect();
-    let mut s = Solver::with_init(prog, |o| !from_state.contains(&o));
+    let mut s = Solver::with_init(sp, |o| !from_state.contains(&o));
     let mut obj_map = Vec::with_capacity(abs.objects.len());
     for o in &abs.objects {
         let id = match o.origin {
-            Origin::Unique(_) => s.add_object(Object {
-                label: o.label(),
-                kind: o.kind,
-                layout: o.layout,
-                // Objects of the state outlive the call: no frame of the callee owns them.
-                owner: None,
-                func: None,
-                readonly: false,
-            }),
-            Origin::Program(p) => {
+            Origin::Program(p) if obj_id(p).is_some() => {
+                let p = obj_id(p).unwrap();
                 if o.kind == ObjKind::Global {
                     s.objs[p as usize].label = o.label();
                 }
@@ -114,20 +115,35 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<
                 }
                 p
             }
+            // Objects of the state (unique sites), and program objects that no code of
+            // the slice names (so no constraint of it can refer to them): objects of their
+            // own, outliving the call.
+            _ => s.add_object(Object {
+                label: o.label(),
+                kind: o.kind,
+                layout: o.layout,
+                owner: None,
+                func: None,
+                readonly: match o.origin {
+                    Origin::Program(p) => prog.objects[p as usize].readonly,
+                    Origin::Unique(_) => false,
+                },
+            }),
         };
         obj_map.push(id);
     }
     let node = |s: &Solver, l: AbsLoc| -> Node {
         match l {
             AbsLoc::Field { obj, field } => s.field_node(obj_map[obj as usize], field),
-            AbsLoc::Func(f) => s.objs[prog.functions[f as usize].obj as usize].base,
+            AbsLoc::Func(f) => s.objs[sp.functions[func_id(f) as usize].obj as usize].base,
         }
     };
     for &(h, t) in &abs.edges {
         let (hn, tn) = (node(&s, h), node(&s, t));
         s.seed(hn, tn);
     }
-    let func = &prog.functions[abs.function as usize];
+    let callee = func_id(abs.function);
+    let func = &sp.functions[callee as usize];
     for (i, targets) in abs.args.iter().enumerate() {
         let holder = match func.formals.get(i) {
             Some(Some(v)) => *v,
@@ -143,10 +159,10 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState) -> CallAnalysis<
             s.seed(holder, n);
         }
     }
-    let mut analysis = crate::analysis::analyze_from(s, &[abs.function]);
+    let mut analysis = crate::analysis::analyze_from(s, &[callee]);
     analysis.solve_ms = t.elapsed().as_secs_f64() * 1e3;
     let abs_of = obj_map.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
-    CallAnalysis { analysis, obj_map, abs_of }
+    CallAnalysis { analysis, obj_map, abs_of, slice, callee }
 }
 
 impl<'p> CallAnalysis<'p> {
@@ -169,7 +185,7 @@ impl<'p> CallAnalysis<'p> {
             v.dedup();
             v
         };
-        let f = abs.function as usize;
+        let f = self.callee as usize;
         CallResult {
             modset: conv(&self.analysis.modref.modset[f]),
             refset: conv(&self.analysis.modref.refset[f]),
@@ -206,9 +222,10 @@ impl<'p> CallAnalysis<'p> {
                 // indirect calls) have no stable identity across analyses.
                 return None;
             }
+            let full = self.slice.map_or(Some(o), |sl| sl.full_obj(o))?;
             let i = objects.len() as u32;
             objects.push(AbsObject {
-                origin: Origin::Program(o),
+                origin: Origin::Program(full),
                 site: ob.label.clone(),
                 uid: None,
                 kind: ob.kind,
@@ -221,7 +238,7 @@ impl<'p> CallAnalysis<'p> {
         let to_loc = |s: &Solver, n: Node, objects: &mut Vec<AbsObject>, abs_of: &mut dyn FnMut(ObjId, &mut Vec<AbsObject>) -> Option<u32>| -> Option<AbsLoc> {
             let o = s.obj_of(n);
             if let Some(f) = s.objs[o as usize].func {
-                return Some(AbsLoc::Func(f));
+                return self.slice.map_or(Some(f), |sl| sl.full_func(f)).map(AbsLoc::Func);
             }
             let i = abs_of(o, objects)?;
             Some(AbsLoc::Field { obj: i, field: if s.is_fi(o) { 0 } else { s.field_of(n) } })

@@ -94,6 +94,10 @@ enum Cmd {
         /// can name (the reference the narrowed projection is checked against).
         #[arg(long)]
         all_globals: bool,
+        /// Solve each miss over the whole program, not over the call's slice (the
+        /// reference the slices are checked against).
+        #[arg(long)]
+        whole_program: bool,
         /// Print the reuse statistics (to stderr in text mode; a `reuse` object in JSON).
         #[arg(long)]
         stats: bool,
@@ -158,7 +162,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, stats, cache_entries } => {
+        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, stats, cache_entries } => {
             let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
             let opts = FrontOptions { allocators, ..Default::default() };
             // One session per module: snapshots of different programs do not share anything.
@@ -173,6 +177,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     let mut sess = Session::open(&key, &opts).map_err(|e| anyhow::anyhow!("{}: {:#}", s.name(), e))?;
                     sess.reuse = !no_reuse;
                     sess.all_globals = all_globals;
+                    sess.slices_on = !whole_program;
                     sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);
                 }

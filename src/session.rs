@@ -5,8 +5,11 @@
 //! report the call's mod/ref. Used by `pspa modref` on snapshots and, later, by the KLEE
 //! plugin on live states.
 
-use crate::abstraction::{AbsStats, AbstractState, PostState};
-use crate::facts::{LayoutId, Program};
+use crate::abstraction::{AbsLoc, AbsStats, AbstractState, PostState};
+use crate::facts::{FuncId, LayoutId, Program};
+use crate::slice::Slice;
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
 use crate::frontend::{self, FrontOptions, Module};
 use crate::local::{self, CallResult};
 use crate::summaries::{ReuseStats, SummaryCache};
@@ -59,7 +62,14 @@ pub struct Session {
     /// Project from every global, not only those the callee names (the reference).
     pub all_globals: bool,
     reach: once_cell::unsync::OnceCell<Reach>,
+    /// Solve misses over the call's slice of the program (off: over the whole program,
+    /// the reference the slices are checked against).
+    pub slices_on: bool,
+    slices: FxHashMap<Vec<FuncId>, Rc<Slice>>,
 }
+
+/// Slices kept before the cache starts over (each is a few functions' facts).
+const MAX_SLICES: usize = 512;
 
 /// Default bound of the summary cache, per function (least recently used entries go).
 pub const DEFAULT_ENTRIES_PER_FUNCTION: usize = 64;
@@ -101,8 +111,13 @@ impl Session {
             canon = Some(c);
         }
         let t = Instant::now();
-        let ca = local::analyze_call(&self.prog, abs);
-        let result = ca.result(abs, need_post);
+        let result = if self.slices_on {
+            let slice = self.slice_for(abs);
+            let ca = local::analyze_call(&self.prog, abs, Some(&slice));
+            ca.result(abs, need_post)
+        } else {
+            local::analyze_call(&self.prog, abs, None).result(abs, need_post)
+        };
         let solve_ms = t.elapsed().as_secs_f64() * 1e3;
         self.cache.stats.analyses += 1;
         self.cache.stats.solve_ms += solve_ms;
@@ -111,6 +126,29 @@ impl Session {
             self.cache.insert(abs.function, c, result.clone());
         }
         (result, false, solve_ms)
+    }
+
+    /// The slice a miss solves over: the callee and the functions the state points to,
+    /// with what they reach (cached per set of roots; a few per callee in practice).
+    fn slice_for(&mut self, abs: &AbstractState) -> Rc<Slice> {
+        let mut roots: Vec<FuncId> = vec![abs.function];
+        let funcs = abs.args.iter().flatten().chain(abs.edges.iter().map(|(_, t)| t));
+        roots.extend(funcs.filter_map(|l| match *l {
+            AbsLoc::Func(f) => Some(f),
+            AbsLoc::Field { .. } => None,
+        }));
+        roots.sort_unstable();
+        roots.dedup();
+        if let Some(sl) = self.slices.get(&roots) {
+            return sl.clone();
+        }
+        if self.slices.len() >= MAX_SLICES {
+            self.slices.clear();
+        }
+        let reach = self.reach.get_or_init(|| Reach::new(&self.prog));
+        let sl = Rc::new(Slice::new(&self.prog, reach, &roots));
+        self.slices.insert(roots, sl.clone());
+        sl
     }
 
     /// Reuse statistics.
@@ -135,6 +173,8 @@ impl Session {
             reuse: true,
             all_globals: false,
             reach: once_cell::unsync::OnceCell::new(),
+            slices_on: true,
+            slices: FxHashMap::default(),
         })
     }
 

@@ -243,6 +243,34 @@ fn run_native(src: &Path) -> (Vec<ModRefReport>, Vec<String>) {
 }
 
 #[test]
+fn slices_give_the_sets_of_the_whole_program() {
+    // A miss solves over the call's slice of the program (src/slice.rs): the callee and the
+    // functions its state points to, with what they name. The reference solves over the
+    // whole module; both must give the same sets, post-states of skipped calls included
+    // (the chopped pair is one path: the second call merges the first's post-state).
+    let ex = |f: &str| root().join("examples/snapshots").join(f);
+    let (_d1, deep) = native_snapshots(&root().join("tests/pspa/deep.c"));
+    let (_d2, fig1) = native_snapshots(&root().join("tests/pspa/fig1.c"));
+    let groups: Vec<Vec<PathBuf>> =
+        vec![vec![ex("fig1-insert.json"), ex("fig1-lookup.json")], vec![ex("fig1-chopped-1.json"), ex("fig1-chopped-2.json")], deep, fig1];
+    for files in &groups {
+        let snaps: Vec<LoadedSnapshot> = files.iter().map(|f| LoadedSnapshot::load(f).unwrap()).collect();
+        let run = |slices: bool| {
+            let mut s = Session::open(&snaps[0].module_path, &Default::default()).unwrap();
+            s.slices_on = slices;
+            s.reuse = false;
+            snaps.iter().map(|x| s.analyze_snapshot(x).unwrap()).collect::<Vec<_>>()
+        };
+        let (sliced, whole) = (run(true), run(false));
+        for (a, b) in sliced.iter().zip(&whole) {
+            assert_eq!(a.modset, b.modset, "{}: mod", a.snapshot);
+            assert_eq!(a.refset, b.refset, "{}: ref", a.snapshot);
+            assert!(a.stats.live_functions > 0 && a.stats.live_functions == b.stats.live_functions, "{}", a.snapshot);
+        }
+    }
+}
+
+#[test]
 fn named_roots_give_the_sets_of_all_globals() {
     // The projection from the globals the callee's code can name, closed over the function
     // pointers met in memory (src/reach.rs), must give exactly the sets of the paper's

@@ -1,0 +1,234 @@
+//! The part of a program a call can run, renumbered: what a miss solves over.
+//!
+//! A call runs the callee, the functions it names (calls, taken addresses: [`Reach`]) and
+//! the functions whose addresses its state holds, transitively; nothing else can be
+//! activated, because every indirect call goes through a pointer that came from one of
+//! those (see `reach.rs`). The slice keeps those functions with the objects, variables,
+//! call sites, constant-expression constraints and initialisers they use, renumbered from
+//! zero, so that building a solver over it costs what the call can touch, not the module
+//! (SQLite's whole program is 300,000 variables; most callees use a few hundred).
+//! Objects the state brings that the slice's code never names (globals met through
+//! pointers, static objects of merged post-states) are added to the solver as objects of
+//! their own: no code of the slice can name them.
+
+use crate::facts::{Callee, CallId, Constraint, FuncId, ObjId, Program, VarId};
+use crate::reach::Reach;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+pub struct Slice {
+    pub prog: Program,
+    /// Slice object -> program object, and back.
+    obj_full: Vec<ObjId>,
+    obj_slice: FxHashMap<ObjId, ObjId>,
+    func_full: Vec<FuncId>,
+    func_slice: FxHashMap<FuncId, FuncId>,
+}
+
+impl Slice {
+    /// The slice of `prog` for calls rooted at `roots` (the callee and the functions its
+    /// state points to).
+    pub fn new(prog: &Program, reach: &Reach, roots: &[FuncId]) -> Slice {
+        // Stack objects by owner, and the functions of `func:` objects.
+        let mut owned: FxHashMap<FuncId, Vec<ObjId>> = FxHashMap::default();
+        for (o, ob) in prog.objects.iter().enumerate() {
+            if let Some(f) = ob.owner {
+                owned.entry(f).or_default().push(o as ObjId);
+            }
+        }
+        // Constant-expression variables: the constraints defining each.
+        let mut const_defs: FxHashMap<VarId, Vec<usize>> = FxHashMap::default();
+        for (i, c) in prog.init_constraints.iter().enumerate() {
+            if let Some(d) = c.dst() {
+                const_defs.entry(d).or_default().push(i);
+            }
+        }
+        let mut inits: FxHashMap<ObjId, Vec<usize>> = FxHashMap::default();
+        for (i, &(o, ..)) in prog.init.iter().enumerate() {
+            inits.entry(o).or_default().push(i);
+        }
+
+        let mut funcs: Vec<FuncId> = Vec::new();
+        let mut fseen: FxHashSet<FuncId> = FxHashSet::default();
+        let mut objs: Vec<ObjId> = Vec::new();
+        let mut oseen: FxHashSet<ObjId> = FxHashSet::default();
+        let mut vars: Vec<VarId> = Vec::new();
+        let mut vseen: FxHashSet<VarId> = FxHashSet::default();
+        let mut consts: Vec<usize> = Vec::new();
+        let mut cseen: FxHashSet<usize> = FxHashSet::default();
+        let mut fwork: Vec<FuncId> = roots.to_vec();
+        let mut owork: Vec<ObjId> = Vec::new();
+        let mut vwork: Vec<VarId> = Vec::new();
+        loop {
+            if let Some(f) = fwork.pop() {
+                if !fseen.insert(f) {
+                    continue;
+                }
+                funcs.push(f);
+                let func = &prog.functions[f as usize];
+                owork.push(func.obj);
+                owork.extend(owned.get(&f).into_iter().flatten());
+                if let Some((o, v)) = func.varargs {
+                    owork.push(o);
+                    vwork.push(v);
+                }
+                vwork.extend(func.formals.iter().flatten());
+                vwork.extend(func.ret);
+                for c in &func.constraints {
+                    constraint_vars(c, &mut vwork);
+                    if let Constraint::AddrOf { obj, .. } = *c {
+                        owork.push(obj);
+                    }
+                }
+                vwork.extend(func.accesses.iter().map(|a| a.ptr));
+                for &cid in &func.calls {
+                    let call = &prog.calls[cid as usize];
+                    vwork.extend(call.args.iter().flatten());
+                    vwork.extend(call.ret);
+                    owork.extend(call.heap);
+                    match call.callee {
+                        Callee::Direct(g) => fwork.push(g),
+                        Callee::Indirect(v) => vwork.push(v),
+                    }
+                }
+                fwork.extend(reach.named_functions(f).iter().copied());
+            } else if let Some(o) = owork.pop() {
+                if !oseen.insert(o) {
+                    continue;
+                }
+                objs.push(o);
+                if let Some(g) = prog.objects[o as usize].func {
+                    fwork.push(g);
+                }
+                for &i in inits.get(&o).into_iter().flatten() {
+                    owork.push(prog.init[i].2);
+                }
+            } else if let Some(v) = vwork.pop() {
+                if !vseen.insert(v) {
+                    continue;
+                }
+                vars.push(v);
+                for &i in const_defs.get(&v).into_iter().flatten() {
+                    if cseen.insert(i) {
+                        consts.push(i);
+                        let c = &prog.init_constraints[i];
+                        constraint_vars(c, &mut vwork);
+                        if let Constraint::AddrOf { obj, .. } = *c {
+                            owork.push(obj);
+                        }
+                    }
+                }
+            } else {
+                break;
+            }
+        }
+        // Program order, so that a slice is deterministic and solver ids follow the
+        // module's (the same order of facts as a whole-program solve).
+        funcs.sort_unstable();
+        objs.sort_unstable();
+        vars.sort_unstable();
+        consts.sort_unstable();
+        let func_slice: FxHashMap<FuncId, FuncId> = funcs.iter().enumerate().map(|(i, &f)| (f, i as FuncId)).collect();
+        let obj_slice: FxHashMap<ObjId, ObjId> = objs.iter().enumerate().map(|(i, &o)| (o, i as ObjId)).collect();
+        let var_slice: FxHashMap<VarId, VarId> = vars.iter().enumerate().map(|(i, &v)| (v, i as VarId)).collect();
+        let fv = |v: VarId| var_slice[&v];
+        let fo = |o: ObjId| obj_slice[&o];
+        let ff = |f: FuncId| func_slice[&f];
+        let map_c = |c: &Constraint| -> Constraint {
+            match c.clone() {
+                Constraint::AddrOf { dst, obj, offset } => Constraint::AddrOf { dst: fv(dst), obj: fo(obj), offset },
+                Constraint::Copy { dst, src } => Constraint::Copy { dst: fv(dst), src: fv(src) },
+                Constraint::Load { dst, ptr, size } => Constraint::Load { dst: fv(dst), ptr: fv(ptr), size },
+                Constraint::Store { ptr, src, size } => Constraint::Store { ptr: fv(ptr), src: fv(src), size },
+                Constraint::Gep { dst, src, gep } => Constraint::Gep { dst: fv(dst), src: fv(src), gep },
+                Constraint::MemCopy { dst, src, size } => Constraint::MemCopy { dst: fv(dst), src: fv(src), size },
+                Constraint::Escape { src } => Constraint::Escape { src: fv(src) },
+            }
+        };
+        let mut p = Program::default();
+        p.module = prog.module.clone();
+        p.layouts = prog.layouts.clone();
+        p.num_vars = vars.len() as VarId;
+        for &o in &objs {
+            let mut ob = prog.objects[o as usize].clone();
+            // A local of a function outside the slice (none today: only its own code
+            // names it) would be no frame's local here: kept, the conservative side.
+            ob.owner = ob.owner.and_then(|g| func_slice.get(&g).copied());
+            // A function object whose function is outside the slice cannot be: objects
+            // pull their functions in above.
+            ob.func = ob.func.map(ff);
+            p.objects.push(ob);
+        }
+        let mut calls: Vec<CallId> = Vec::new();
+        for &f in &funcs {
+            let func = &prog.functions[f as usize];
+            let mut nf = func.clone();
+            nf.formals = func.formals.iter().map(|v| v.map(fv)).collect();
+            nf.ret = func.ret.map(fv);
+            nf.varargs = func.varargs.map(|(o, v)| (fo(o), fv(v)));
+            nf.obj = fo(func.obj);
+            nf.constraints = func.constraints.iter().map(map_c).collect();
+            for a in &mut nf.accesses {
+                a.ptr = fv(a.ptr);
+            }
+            nf.calls = func
+                .calls
+                .iter()
+                .map(|&c| {
+                    calls.push(c);
+                    (calls.len() - 1) as CallId
+                })
+                .collect();
+            p.functions.push(nf);
+        }
+        for &c in &calls {
+            let mut call = prog.calls[c as usize].clone();
+            call.caller = ff(call.caller);
+            call.callee = match call.callee {
+                Callee::Direct(g) => Callee::Direct(ff(g)),
+                Callee::Indirect(v) => Callee::Indirect(fv(v)),
+            };
+            call.args = call.args.iter().map(|a| a.map(fv)).collect();
+            call.ret = call.ret.map(fv);
+            call.heap = call.heap.map(fo);
+            p.calls.push(call);
+        }
+        p.init = prog
+            .init
+            .iter()
+            .filter(|(o, ..)| obj_slice.contains_key(o))
+            .map(|&(o, off, t, toff)| (fo(o), off, fo(t), toff))
+            .collect();
+        p.init_constraints = consts.iter().map(|&i| map_c(&prog.init_constraints[i])).collect();
+        Slice { prog: p, obj_full: objs, obj_slice, func_full: funcs, func_slice }
+    }
+
+    /// The slice's id of a program object, if the slice has it.
+    pub fn obj(&self, o: ObjId) -> Option<ObjId> {
+        self.obj_slice.get(&o).copied()
+    }
+
+    /// The program object of a slice object (None for objects the solver made).
+    pub fn full_obj(&self, o: ObjId) -> Option<ObjId> {
+        self.obj_full.get(o as usize).copied()
+    }
+
+    pub fn func(&self, f: FuncId) -> Option<FuncId> {
+        self.func_slice.get(&f).copied()
+    }
+
+    pub fn full_func(&self, f: FuncId) -> Option<FuncId> {
+        self.func_full.get(f as usize).copied()
+    }
+}
+
+fn constraint_vars(c: &Constraint, out: &mut Vec<VarId>) {
+    match *c {
+        Constraint::AddrOf { dst, .. } => out.push(dst),
+        Constraint::Copy { dst, src } | Constraint::Gep { dst, src, .. } | Constraint::MemCopy { dst, src, .. } => {
+            out.extend([dst, src])
+        }
+        Constraint::Load { dst, ptr, .. } => out.extend([dst, ptr]),
+        Constraint::Store { ptr, src, .. } => out.extend([ptr, src]),
+        Constraint::Escape { src } => out.push(src),
+    }
+}
