@@ -14,11 +14,13 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 venv=.venv/experiments
+case " $* " in
+  *" --dry-run "*|*" -n "*) ;;
+  *) ./scripts/setup.sh --experiments ;;  # apt: autotools, tcl, dpkg-dev, ...
+esac
 if ! cmp -s experiments/requirements.txt "$venv/.requirements" 2>/dev/null; then
   echo "experiments: installing snakemake, wllvm, matplotlib into $venv"
-  python3 -m venv "$venv" 2>/dev/null || {
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-    $sudo apt-get install -y -q python3-venv >/dev/null && python3 -m venv "$venv"; }
+  python3 -m venv "$venv" 2>/dev/null || { ./scripts/setup.sh --experiments >/dev/null && python3 -m venv "$venv"; }
   "$venv/bin/pip" install -q -r experiments/requirements.txt
   cp experiments/requirements.txt "$venv/.requirements"
 fi

@@ -1,22 +1,26 @@
 // Two conservative fallbacks, neither a failure: input bytes in a pointer-typed field
-// (v.p, wholly symbolic) and a symbolic address with more targets than
-// --pspa-max-resolutions=2 allows (w.p = choices[i], i < 3) both become the `unknown`
-// target, which points to itself: each call's ref-set holds unknown.* ("may touch
-// anything"), the CSV says unknown = 1, and KLEE runs to the end.
+// (v.p, wholly symbolic; and each of the three elements of the heap array arr, typed by its
+// cast to struct s*, the object being larger than its type) and a symbolic address with
+// more targets than --pspa-max-resolutions=2 allows (w.p = choices[i], i < 3) become the
+// `unknown` target, which points to itself: each call's ref-set holds unknown.* ("may
+// touch anything"), the CSV says unknown = 1, and KLEE runs to the end.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.snaps
 // RUN: %klee --pspa-analyze=use --pspa-max-resolutions=2 --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
-// CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
+// CHECK: KLEE: done: pspa calls analysed = 3 (pspa)
 // CHECK: KLEE: done: pspa failures = 0
-// CHECK: KLEE: done: pspa slots: {{.*}}, unknown (pointer-typed input) = 1, unknown (too many targets) = 1
+// CHECK: KLEE: done: pspa slots: {{.*}}, unknown (pointer-typed input) = 4, unknown (too many targets) = 1
 // CHECK: KLEE: done: completed paths = 1
 // RUN: %FileCheck %s --check-prefix=CSV < %t.klee/pspa-calls.csv
 // CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
 // CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 36 unknown.*
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 37 unknown.*
+// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 40 unknown.*
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 41 unknown.*
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 44 unknown.*
 // RUN: %python %checks replay %t.snaps %pspa
 #include "klee/klee.h"
+#include <stdlib.h>
 
 int a, b, c;
 struct s { int *p; };
@@ -35,5 +39,8 @@ int main(void) {
   w.p = choices[i];
   int r = use(&v, 0);
   r += use(&w, 0);
+  struct s *arr = malloc(3 * sizeof *arr);
+  klee_make_symbolic(arr, 3 * sizeof *arr, "arr");
+  r += use(&arr[2], 0);
   return r;
 }

@@ -30,22 +30,8 @@ mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
 log() { echo "build-klee: $*"; }
 
-# --- packages (Debian 12) ---
-pkgs=(build-essential cmake git llvm-14-dev llvm-14-tools clang-14 libz3-dev libsqlite3-dev
-      zlib1g-dev libncurses-dev python3-pip rsync)
-need=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  log "installing ${need[*]}"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -q
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${need[@]}"
-fi
-# klee-stats needs tabulate; KLEE's own lit suite wants lit 14 (newer lit breaks %T).
-python3 -c 'import lit, tabulate; assert lit.__version__ == "14.0.6"' 2>/dev/null \
-  || python3 -m pip install -q "lit==14.0.6" tabulate
+# --- packages (Debian 12), lit 14.0.6 and tabulate ---
+"$top/scripts/setup.sh" --klee-build
 
 # --- sources ---
 # $1 = destination, $2 = user-given checkout (may be empty), $3 = URL, $4 = tag

@@ -310,7 +310,10 @@ impl SymbolicState for KleeState<'_> {
     }
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
-        self.globals.iter().map(|(n, &id)| (n.clone(), id)).collect()
+        // Sorted: the reference projection's order must not depend on a hash map's.
+        let mut v: Vec<(String, StateObjId)> = self.globals.iter().map(|(n, &id)| (n.clone(), id)).collect();
+        v.sort_unstable();
+        v
     }
 
     fn global(&self, name: &str) -> Option<StateObjId> {

@@ -146,8 +146,11 @@ bool definedIn(const Function &f, const std::vector<std::string> &prefixes) {
 }
 
 /// Whether byte `off` of an object of type `t` starts a pointer field (arrays squeezed,
-/// nested structs walked); false for an unknown type.
+/// nested structs walked; an object larger than its type is an array of it); false for
+/// an unknown type.
 bool pointerAt(const DataLayout &dl, Type *t, std::uint64_t off) {
+  if (t && t->isSized() && dl.getTypeAllocSize(t) > 0)
+    off %= dl.getTypeAllocSize(t);
   while (t) {
     if (t->isPointerTy())
       return off == 0;

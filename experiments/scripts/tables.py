@@ -4,6 +4,7 @@
   tables.py table1 RES PROG...    precision: average stripped mod/ref per analysed call
   tables.py table3 RES PROG...    overhead and reuse, DFS and random-path
   tables.py drivers RES PROG...   each driver for 60 s under KLEE without the plugin
+  tables.py cost RES PROG:SEL...  the analysis' cost inside KLEE against KLEE without it
 
 Each writes RES/NAME.csv, RES/NAME.md and RES/NAME.png. A run directory is
 RES/runs/PROG/RUN/ with klee/ (KLEE's output directory), klee.log (its stderr) and
@@ -217,7 +218,40 @@ def drivers(res, progs):
     fig.savefig(os.path.join(res, "drivers.png"), dpi=100)
 
 
+def cost(res, pairs):
+    header = ["program", "analysed", "budget", "wall (s)", "wall vanilla (s)", "wall ratio", "instructions",
+              "instructions vanilla", "instruction ratio", "pspa share", "RSS (MB)", "RSS vanilla (MB)",
+              "RSS ratio", "calls", "reuse ratio", "hit median (us)", "miss median (us)", "failed calls",
+              "unknown calls"]
+    rows = []
+    for pair in pairs:
+        p, sel = pair.split(":")
+        r = run(res, p, f"cost-{sel}")
+        # libtasn1 runs on its instruction budget (compare wall times); SQLite and m4 for
+        # 60 s (compare instructions executed in that time).
+        van = run(res, p, "vanilla-dfs" if p == "libtasn1" else "vanilla60")
+        rows_ = r["rows"]
+        unknown = sum(1 for x in rows_ if x.get("unknown") == "1")
+        rows.append([p, "library files" if sel == "files" else "all functions",
+                     "instructions" if p == "libtasn1" else "60 s", r["wall"], van["wall"],
+                     r["wall"] / van["wall"] if van["wall"] else None, r["instructions"], van["instructions"],
+                     r["instructions"] / van["instructions"] if van["instructions"] else None,
+                     f"{r['pspa_share']:.2f}%", r["rss"], van["rss"], r["rss"] / van["rss"] if van["rss"] else None,
+                     r["calls"], r.get("reuse_ratio"), r["hit_us"], r["miss_us"],
+                     f"{r['failures']} ({100 * r['failures'] / max(r['calls'], 1):.2f}%)", unknown])
+    notes = ("Side by side with the patched KLEE without the plugin, same options, DFS. libtasn1 on its "
+             "instruction budget (the wall ratio matters); SQLite and m4 for 60 s (the instruction ratio "
+             "matters). The run's `KLEE: done: pspa ...` lines (--pspa-stats) say where the time went.\n")
+    write(res, "cost", header, rows, notes)
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    ax.bar([f"{r[0]}\n{r[1]}" for r in rows], [float(r[9].rstrip("%")) for r in rows])
+    ax.set_ylabel("analysis share of run time (%)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(res, "cost.png"), dpi=100)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 4 or sys.argv[1] not in ("table1", "table3", "drivers"):
+    tables = {"table1": table1, "table3": table3, "drivers": drivers, "cost": cost}
+    if len(sys.argv) < 4 or sys.argv[1] not in tables:
         sys.exit(__doc__)
-    {"table1": table1, "table3": table3, "drivers": drivers}[sys.argv[1]](sys.argv[2], sys.argv[3:])
+    tables[sys.argv[1]](sys.argv[2], sys.argv[3:])
