@@ -86,6 +86,12 @@ cl::opt<unsigned> PspaMaxResolutions(
              "the call gives up conservatively (default 64)"),
     cl::init(64), cl::cat(klee::MiscCat));
 
+cl::opt<unsigned> PspaMaxResolveMillis(
+    "pspa-max-resolve-ms",
+    cl::desc("Time allowed to resolve one symbolic address in memory with KLEE's solver "
+             "(default 1000 ms); beyond it the address becomes an unknown target"),
+    cl::init(1000), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaAllGlobals(
     "pspa-all-globals",
     cl::desc("Project each call's state from every global (the paper's roots), not only "
@@ -510,7 +516,10 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   plugin.reads.symbolicAddress++;
   klee::ResolutionList rl;
   klee::TimingSolver *solver = plugin.executor->getSolver();
-  bool incomplete = state.addressSpace.resolve(state, solver, e, rl, PspaMaxResolutions);
+  // KLEE's scan asks the solver object after object; a wide address could take minutes,
+  // and KLEE cannot stop a run while a plugin hook runs: bounded, then unknown.
+  bool incomplete = state.addressSpace.resolve(state, solver, e, rl, PspaMaxResolutions,
+                                               klee::time::Span(std::to_string(PspaMaxResolveMillis) + "ms"));
   if (incomplete || rl.size() >= PspaMaxResolutions) {
     plugin.reads.unknownTooMany++;
     out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
