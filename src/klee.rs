@@ -114,7 +114,15 @@ pub struct Engine {
     read_micros: u64,
 }
 
+/// A caught panic's message, for the plugin's one warning.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+}
+
 fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool) -> Box<Engine> {
+    // Panics are caught at every entry point and reported once by the plugin as a warning;
+    // the default hook would print each one, with a backtrace, into KLEE's output.
+    std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
     let r = catch_unwind(AssertUnwindSafe(|| -> anyhow::Result<Engine> {
         // SAFETY: the plugin passes KLEE's live module, which outlives the engine.
         let m = unsafe { Module::borrowed(module as llvm_sys::prelude::LLVMModuleRef, PathBuf::from(module_name)) };
@@ -194,7 +202,7 @@ fn engine_analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump:
     let mut rep = match r {
         Ok(Ok(rep)) => rep,
         Ok(Err(err)) => failed_report(format!("{:#}", err)),
-        Err(_) => failed_report("internal error (panic) in the analysis".into()),
+        Err(p) => failed_report(format!("internal error (panic) in the analysis: {}", panic_message(&*p))),
     };
     if !rep.ok {
         e.failures += 1;

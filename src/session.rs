@@ -139,7 +139,9 @@ impl Session {
         }));
         roots.sort_unstable();
         roots.dedup();
-        if let Some(sl) = self.slices.get(&roots) {
+        // A slice copies the program's layouts: one made before a state brought a new type
+        // (`layout_for`) lacks it, and is made again.
+        if let Some(sl) = self.slices.get(&roots).filter(|sl| sl.prog.layouts.len() == self.prog.layouts.len()) {
             return sl.clone();
         }
         if self.slices.len() >= MAX_SLICES {

@@ -34,7 +34,22 @@ const EXPLAINED: &[(&str, &str, &str, &str, &str)] = &[
         // faults, so pspa never puts functions in mod sets (src/modref.rs).
         "pspa never lists code in mod sets",
     ),
+    (
+        "libc.c",
+        "pointers",
+        "main::past",
+        "stack:main:pr.0",
+        // mempcpy returns dst + n; the native run sees &pr.b, pspa's pr.1.
+        "SVF models mempcpy like memcpy, returning its destination",
+    ),
 ];
+
+/// libbody.c defines memcpy and strlen itself. pspa analyses their calls by their models
+/// (models.rs, BODY_REPLACED) and never their byte-wise bodies, whose variables then point
+/// to nothing; SVF analyses the one body for both calls and mixes their arguments. The
+/// fixture's native run checks pspa's answer. Every fact of these kinds SVF alone has there
+/// is this difference (at least one must occur).
+const BODY_REPLACED_FIXTURE: (&str, &[&str]) = ("libbody.c", &["pointers", "mod", "ref"]);
 
 /// (fixture, fact the native run observes, why SVF's answer lacks it). Every observed fact
 /// SVF misses must be listed here, and every listed one must still be missed: this is what
@@ -50,6 +65,11 @@ const SVF_MISSES: &[(&str, &str, &str)] = &[
     ("memops.c", "var main::t global:v 0", "a local struct initialised from a constant (clang copies @__const.main.r1), memcpy'd into an array"),
     ("signature.c", "var main::r global:x 0", "elements of an initialised array of function pointers are never read back, so h calls nothing"),
     ("varargs.c", "var main::f global:g3 0", "va_arg reads nothing: variadic arguments do not reach the callee"),
+    ("klee.c", "mod do_read global:rbuf *", "syscall(SYS_read, ...) is an external without a model in SVF: the kernel's writes are not in its mod-set"),
+    ("klee.c", "mod do_stat global:sbuf *", "syscall(SYS_stat, ...) is an external without a model in SVF: the kernel's writes are not in its mod-set"),
+    ("klee.c", "var main::q global:n1 8", "klee_get_valuel has no model in SVF: (char *)klee_get_valuel((long)p) points nowhere"),
+    ("libbody.c", "mod copy1 global:g1 *", "the module's byte-wise memcpy stores through char*: SVF ignores the constant byte offsets, so only g1's field 0 is written"),
+    ("libc.c", "var main::past stack:main:pr 8", "SVF models mempcpy like memcpy, returning its destination: the native run sees &pr.b"),
 ];
 
 fn svf_bin() -> Option<PathBuf> {
@@ -99,6 +119,7 @@ fn every_svf_fact_is_ours_or_explained() {
     let mut seen = vec![false; EXPLAINED.len()];
     let mut unexplained = Vec::new();
     let mut compared = 0;
+    let mut body_replaced = 0;
     for c in fixtures() {
         let name = c.file_name().unwrap().to_str().unwrap().to_string();
         let (ours, theirs, _, _) = both(&svf, &c, dir.path());
@@ -108,6 +129,10 @@ fn every_svf_fact_is_ours_or_explained() {
         assert_eq!(cmp.modset.keys_only_a + cmp.modset.keys_only_b, 0, "{name}: functions differ");
         compared += cmp.pointers.common + cmp.modset.common;
         for (kind, key, label) in compare::facts_only_in_b(&ours, &theirs, false) {
+            if name == BODY_REPLACED_FIXTURE.0 && BODY_REPLACED_FIXTURE.1.contains(&kind.as_ref()) {
+                body_replaced += 1;
+                continue;
+            }
             match EXPLAINED.iter().position(|e| e.0 == name && e.1 == kind && e.2 == key && e.3 == label) {
                 Some(i) => seen[i] = true,
                 None => unexplained.push(format!("{name}: {kind} {key}: SVF has {label}")),
@@ -119,6 +144,7 @@ fn every_svf_fact_is_ours_or_explained() {
     for (e, s) in EXPLAINED.iter().zip(&seen) {
         assert!(s, "explained difference no longer occurs: {e:?}");
     }
+    assert!(body_replaced > 0, "{}: SVF no longer differs where pspa replaces bodies", BODY_REPLACED_FIXTURE.0);
 }
 
 #[test]
@@ -226,9 +252,12 @@ fn svf_misses_facts_that_native_runs_observe() {
             }
         }
     }
-    let listed: BTreeSet<(String, String)> = SVF_MISSES.iter().map(|m| (m.0.to_string(), m.1.to_string())).collect();
-    let new: Vec<_> = missed.difference(&listed).collect();
-    let gone: Vec<_> = listed.difference(&missed).collect();
+    // An entry ending in " *" stands for every byte offset of that object.
+    let covers = |m: &(&str, &str, &str), (file, fact): &(String, String)| {
+        m.0 == file && (m.1 == fact || m.1.strip_suffix('*').is_some_and(|p| fact.starts_with(p)))
+    };
+    let new: Vec<_> = missed.iter().filter(|f| !SVF_MISSES.iter().any(|m| covers(m, f))).collect();
+    let gone: Vec<_> = SVF_MISSES.iter().filter(|m| !missed.iter().any(|f| covers(m, f))).collect();
     assert!(new.is_empty() && gone.is_empty(), "observed facts SVF misses, not listed: {new:#?}\nlisted but no longer missed: {gone:#?}");
 }
 
