@@ -7,7 +7,7 @@
 
 use crate::abstraction::{AbsLoc, AbsStats, AbstractState, PostState};
 use crate::facts::{FuncId, LayoutId, Program};
-use crate::slice::Slice;
+use crate::slice::{ProgramIndex, Slice};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use crate::frontend::{self, FrontOptions, Module};
@@ -66,6 +66,7 @@ pub struct Session {
     /// the reference the slices are checked against).
     pub slices_on: bool,
     slices: FxHashMap<Vec<FuncId>, Rc<Slice>>,
+    slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
 }
 
 /// Slices kept before the cache starts over (each is a few functions' facts).
@@ -148,7 +149,10 @@ impl Session {
             self.slices.clear();
         }
         let reach = self.reach.get_or_init(|| Reach::new(&self.prog));
-        let sl = Rc::new(Slice::new(&self.prog, reach, &roots));
+        // Objects, constraints and initialisers never change after the front end (states
+        // only add layouts), so the index is built once.
+        let index = self.slice_index.get_or_init(|| ProgramIndex::new(&self.prog));
+        let sl = Rc::new(Slice::new(&self.prog, reach, index, &roots));
         self.slices.insert(roots, sl.clone());
         sl
     }
@@ -177,6 +181,7 @@ impl Session {
             reach: once_cell::unsync::OnceCell::new(),
             slices_on: true,
             slices: FxHashMap::default(),
+            slice_index: once_cell::unsync::OnceCell::new(),
         })
     }
 

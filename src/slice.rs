@@ -15,6 +15,36 @@ use crate::facts::{Callee, CallId, Constraint, FuncId, ObjId, Program, VarId};
 use crate::reach::Reach;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+/// What slicing looks up by id, built once per program: stack objects by owner, the
+/// constant-expression constraints defining each variable, global initialisers by object.
+pub struct ProgramIndex {
+    owned: FxHashMap<FuncId, Vec<ObjId>>,
+    const_defs: FxHashMap<VarId, Vec<usize>>,
+    inits: FxHashMap<ObjId, Vec<usize>>,
+}
+
+impl ProgramIndex {
+    pub fn new(prog: &Program) -> ProgramIndex {
+        let mut owned: FxHashMap<FuncId, Vec<ObjId>> = FxHashMap::default();
+        for (o, ob) in prog.objects.iter().enumerate() {
+            if let Some(f) = ob.owner {
+                owned.entry(f).or_default().push(o as ObjId);
+            }
+        }
+        let mut const_defs: FxHashMap<VarId, Vec<usize>> = FxHashMap::default();
+        for (i, c) in prog.init_constraints.iter().enumerate() {
+            if let Some(d) = c.dst() {
+                const_defs.entry(d).or_default().push(i);
+            }
+        }
+        let mut inits: FxHashMap<ObjId, Vec<usize>> = FxHashMap::default();
+        for (i, &(o, ..)) in prog.init.iter().enumerate() {
+            inits.entry(o).or_default().push(i);
+        }
+        ProgramIndex { owned, const_defs, inits }
+    }
+}
+
 pub struct Slice {
     pub prog: Program,
     /// Slice object -> program object, and back.
@@ -26,27 +56,9 @@ pub struct Slice {
 
 impl Slice {
     /// The slice of `prog` for calls rooted at `roots` (the callee and the functions its
-    /// state points to).
-    pub fn new(prog: &Program, reach: &Reach, roots: &[FuncId]) -> Slice {
-        // Stack objects by owner, and the functions of `func:` objects.
-        let mut owned: FxHashMap<FuncId, Vec<ObjId>> = FxHashMap::default();
-        for (o, ob) in prog.objects.iter().enumerate() {
-            if let Some(f) = ob.owner {
-                owned.entry(f).or_default().push(o as ObjId);
-            }
-        }
-        // Constant-expression variables: the constraints defining each.
-        let mut const_defs: FxHashMap<VarId, Vec<usize>> = FxHashMap::default();
-        for (i, c) in prog.init_constraints.iter().enumerate() {
-            if let Some(d) = c.dst() {
-                const_defs.entry(d).or_default().push(i);
-            }
-        }
-        let mut inits: FxHashMap<ObjId, Vec<usize>> = FxHashMap::default();
-        for (i, &(o, ..)) in prog.init.iter().enumerate() {
-            inits.entry(o).or_default().push(i);
-        }
-
+    /// state points to). `index` is `prog`'s, built once: a slice costs what it holds.
+    pub fn new(prog: &Program, reach: &Reach, index: &ProgramIndex, roots: &[FuncId]) -> Slice {
+        let ProgramIndex { owned, const_defs, inits } = index;
         let mut funcs: Vec<FuncId> = Vec::new();
         let mut fseen: FxHashSet<FuncId> = FxHashSet::default();
         let mut objs: Vec<ObjId> = Vec::new();
