@@ -36,6 +36,9 @@ pub struct AbsObject {
     pub kind: ObjKind,
     /// Layout of the object's type; None: field-insensitive.
     pub layout: Option<LayoutId>,
+    /// Its contents were not read (an on-demand projection had no need for them): the
+    /// state gives no edges out of it, and reuse matches it only with an opaque object.
+    pub opaque: bool,
 }
 
 impl AbsObject {
@@ -72,6 +75,8 @@ pub struct AbstractState {
 pub struct AbsStats {
     pub state_objects: usize,
     pub projected_objects: usize,
+    /// Projected objects whose contents were never read (on-demand projection).
+    pub opaque_objects: usize,
     pub abstract_objects: usize,
     pub edges: usize,
     pub field_insensitive: usize,
@@ -109,7 +114,7 @@ impl AbstractState {
         let mut st = AbsStats { projected_objects: g.objects.len(), ..Default::default() };
         let mut a = AbstractState { function, ..Default::default() };
         let globals: FxHashSet<StateObjId> = g.globals.iter().map(|(_, id)| *id).collect();
-        for (o, _) in &g.objects {
+        for (i, (o, _)) in g.objects.iter().enumerate() {
             let id = &o.id;
             let kind = match o.site.split(':').next() {
                 Some("global") => ObjKind::Global,
@@ -144,7 +149,9 @@ impl AbstractState {
             if layout.is_none() {
                 st.field_insensitive += 1;
             }
-            a.objects.push(AbsObject { origin, site: o.site.clone(), uid: Some(*id), kind, layout });
+            let opaque = !g.fetched[i];
+            st.opaque_objects += opaque as usize;
+            a.objects.push(AbsObject { origin, site: o.site.clone(), uid: Some(*id), kind, layout, opaque });
         }
         // Values that may point anywhere (see `Target::Unknown`) point to one object,
         // `unknown`, field-insensitive and pointing to itself: whatever is loaded through
@@ -154,7 +161,7 @@ impl AbstractState {
             .any(|t| *t == Target::Unknown);
         let unknown = has_unknown.then(|| {
             let i = a.objects.len() as u32;
-            a.objects.push(AbsObject { origin: Origin::Unique(UNKNOWN_ID), site: UNKNOWN_SITE.to_string(), uid: None, kind: ObjKind::Heap, layout: None });
+            a.objects.push(AbsObject { origin: Origin::Unique(UNKNOWN_ID), site: UNKNOWN_SITE.to_string(), uid: None, kind: ObjKind::Heap, layout: None, opaque: false });
             AbsLoc::Field { obj: i, field: 0 }
         });
         let loc = |a: &AbstractState, t: &Target| -> Result<Option<AbsLoc>> {

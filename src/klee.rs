@@ -50,7 +50,10 @@ pub mod ffi {
         ref_size: usize,
         mod_stripped: usize,
         ref_stripped: usize,
+        /// Objects the projection met, and how many of them it read (on demand, only
+        /// those whose contents the analysis needed).
         projected_objects: usize,
+        read_objects: usize,
         micros: u64,
         message: String,
         /// The mod or ref set has `unknown` (a value that may point anywhere was used): a
@@ -70,6 +73,10 @@ pub mod ffi {
         miss_objects: u64,
         miss_edges: u64,
         miss_no_iso: u64,
+        solver_runs: u64,
+        fetch_rounds: u64,
+        objects_met: u64,
+        objects_read: u64,
     }
 
     extern "Rust" {
@@ -77,8 +84,9 @@ pub mod ffi {
         /// An engine over KLEE's module (`llvm::Module*`). spa: whole-program analysis once;
         /// else past-sensitive at each call. Check `engine_error` before use.
         /// all_globals: project from every global (the reference), not only those the
-        /// callee names.
-        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool) -> Box<Engine>;
+        /// callee names. eager: read every reachable object before solving (the
+        /// reference), not only those the analysis reads.
+        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool) -> Box<Engine>;
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
@@ -119,7 +127,7 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
 }
 
-fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool) -> Box<Engine> {
+fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool) -> Box<Engine> {
     // Panics are caught at every entry point and reported once by the plugin as a warning;
     // the default hook would print each one, with a backtrace, into KLEE's output.
     std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
@@ -129,6 +137,7 @@ fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_glob
         let mut session = Session::from_module(m, &FrontOptions::default())?;
         session.reuse = reuse;
         session.all_globals = all_globals;
+        session.on_demand = !eager;
         let mut spa_sets = Vec::new();
         if spa {
             let a = crate::analysis::analyze(&session.prog);
@@ -178,6 +187,10 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         miss_objects: r.miss_objects,
         miss_edges: r.miss_edges,
         miss_no_iso: r.miss_other,
+        solver_runs: r.solver_runs,
+        fetch_rounds: r.fetch_rounds,
+        objects_met: r.objects_met,
+        objects_read: r.objects_read,
     }
 }
 
@@ -190,6 +203,7 @@ fn failed_report(message: String) -> ffi::CallReport {
         mod_stripped: 0,
         ref_stripped: 0,
         projected_objects: 0,
+        read_objects: 0,
         micros: 0,
         message,
         unknown: false,
@@ -225,6 +239,7 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             mod_stripped: m,
             ref_stripped: r,
             projected_objects: 0,
+            read_objects: 0,
             micros: 0,
             message: String::new(),
             unknown: false,
@@ -241,13 +256,34 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             })
             .collect()
     });
-    // One pass over the C++ view (it borrows the session for names), then the analysis.
+    // The C++ view borrows the session for names: a view is made for each request.
     let t = std::time::Instant::now();
-    let g = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
-    e.read_micros += t.elapsed().as_micros() as u64;
-    let (abs, result, stats) = session.analyze_graph(&g, None, false)?;
+    let read_micros = &mut e.read_micros;
+    let (g, abs, result, stats) = if session.on_demand {
+        session.analyze_on_demand(&mut |sess, g, what| {
+            let t = std::time::Instant::now();
+            let st = KleeState { view: state, session: sess, function: f, globals };
+            let r = crate::session::fetch(&st, sess.roots(), g, what);
+            *read_micros += t.elapsed().as_micros() as u64;
+            r
+        })?
+    } else {
+        let g = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
+        *read_micros += t.elapsed().as_micros() as u64;
+        let (abs, result, stats) = session.analyze_graph(&g, None, false)?;
+        (g, abs, result, stats)
+    };
     if !dump.is_empty() {
-        std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(&g, "final.bc", None, false))? + "\n")?;
+        // A snapshot holds the whole projection, read now if the analysis left objects
+        // unread, so that replaying it checks the on-demand answer against a full state.
+        let full;
+        let g = if g.opaque() > 0 {
+            full = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
+            &full
+        } else {
+            &g
+        };
+        std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(g, "final.bc", None, false))? + "\n")?;
         // The sets KLEE saw, next to the snapshot: replaying it must give the same.
         let rep = ModRefReport {
             schema: "pspa.modref/1",
@@ -268,6 +304,7 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
         mod_stripped: CallResult::stripped_len(&abs, &result.modset),
         ref_stripped: CallResult::stripped_len(&abs, &result.refset),
         projected_objects: stats.abstraction.projected_objects,
+        read_objects: stats.abstraction.projected_objects - stats.abstraction.opaque_objects,
         micros: 0,
         message: String::new(),
         unknown: stats.abstraction.unknown > 0 && CallResult::touches_unknown(&abs, &result),

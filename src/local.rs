@@ -5,7 +5,7 @@
 
 use crate::abstraction::{AbsLoc, AbsObject, AbstractState, Origin, PostState};
 use crate::analysis::Analysis;
-use crate::facts::{FuncId, ObjId, ObjKind, Object, Program};
+use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Object, Program};
 use crate::slice::Slice;
 use crate::solver::{Node, Solver};
 use roaring::RoaringBitmap;
@@ -31,6 +31,12 @@ pub struct CallResult {
     pub post: PostState,
     pub has_post: bool,
     pub live_functions: usize,
+    /// Opaque objects of the initial state whose contents the analysis read: the answer
+    /// holds only once they are fetched (empty: it holds for the whole state).
+    pub demand: Vec<u32>,
+    /// The fields the analysis read, by layout (None: field-insensitive objects): where
+    /// an on-demand projection looks ahead when it fetches.
+    pub read_fields: Vec<(Option<LayoutId>, u32)>,
 }
 
 impl CallResult {
@@ -102,6 +108,9 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'
         })
         .collect();
     let mut s = Solver::with_init(sp, |o| !from_state.contains(&o));
+    if abs.objects.iter().any(|o| o.opaque) {
+        s.track_reads();
+    }
     let mut obj_map = Vec::with_capacity(abs.objects.len());
     for o in &abs.objects {
         let id = match o.origin {
@@ -186,13 +195,48 @@ impl<'p> CallAnalysis<'p> {
             v
         };
         let f = self.callee as usize;
+        let (demand, read_fields) = self.reads(abs);
         CallResult {
             modset: conv(&self.analysis.modref.modset[f]),
             refset: conv(&self.analysis.modref.refset[f]),
             post: if with_post { self.post_state(abs) } else { PostState::default() },
             has_post: with_post,
             live_functions: s.stats.live_functions,
+            demand,
+            read_fields,
         }
+    }
+
+    /// The opaque objects of `abs` whose contents the analysis read (a field was the
+    /// source of a load, copy or escape edge, or a deep access walked the object), and
+    /// the fields read per layout. Empty unless `abs` has opaque objects.
+    fn reads(&self, abs: &AbstractState) -> (Vec<u32>, Vec<(Option<LayoutId>, u32)>) {
+        if !abs.objects.iter().any(|o| o.opaque) {
+            return (Vec::new(), Vec::new());
+        }
+        let s = &self.analysis.solver;
+        let reads = s.reads();
+        let walked = &self.analysis.modref.walked;
+        let mut demand = Vec::new();
+        let mut fields = Vec::new();
+        for (i, o) in abs.objects.iter().enumerate() {
+            let so = self.obj_map[i];
+            let range = s.field_range(so);
+            let read = reads.range_cardinality(range.start..range.end) > 0;
+            if o.opaque && (read || walked.contains(so)) {
+                demand.push(i as u32);
+            }
+            if read {
+                if s.is_fi(so) {
+                    fields.push((None, 0));
+                } else if let Some(l) = o.layout {
+                    fields.extend(reads.range(range.start..range.end).map(|n| (Some(l), n - range.start)));
+                }
+            }
+        }
+        fields.sort_unstable();
+        fields.dedup();
+        (demand, fields)
     }
 
     /// The solver's final memory graph over the state's objects and every program object
@@ -206,6 +250,8 @@ impl<'p> CallAnalysis<'p> {
             if s.is_fi(self.obj_map[i]) {
                 o.layout = None;
             }
+            // What the call leaves in an object is listed whole: nothing is left unread.
+            o.opaque = false;
         }
         let mut abs_of = |o: ObjId, objects: &mut Vec<AbsObject>| -> Option<u32> {
             if let Some(&i) = index.get(&o) {
@@ -230,6 +276,7 @@ impl<'p> CallAnalysis<'p> {
                 uid: None,
                 kind: ob.kind,
                 layout: if s.is_fi(o) { None } else { ob.layout },
+                opaque: false,
             });
             index.insert(o, i);
             Some(i)

@@ -98,6 +98,11 @@ enum Cmd {
         /// reference the slices are checked against).
         #[arg(long)]
         whole_program: bool,
+        /// Read every object the call can reach before solving, instead of only those
+        /// whose contents the analysis reads (the reference the on-demand projection is
+        /// checked against).
+        #[arg(long)]
+        eager: bool,
         /// Print the reuse statistics (to stderr in text mode; a `reuse` object in JSON).
         #[arg(long)]
         stats: bool,
@@ -162,7 +167,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, stats, cache_entries } => {
+        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, eager, stats, cache_entries } => {
             let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
             let opts = FrontOptions { allocators, ..Default::default() };
             // One session per module: snapshots of different programs do not share anything.
@@ -178,6 +183,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     sess.reuse = !no_reuse;
                     sess.all_globals = all_globals;
                     sess.slices_on = !whole_program;
+                    sess.on_demand = !eager;
                     sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);
                 }

@@ -11,7 +11,6 @@ use crate::reach::Reach;
 use crate::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use anyhow::{bail, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::collections::VecDeque;
 
 /// The projected memory graph: reachable objects with their pointer fields.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +28,10 @@ pub struct MemoryGraph {
     pub index: FxHashMap<StateObjId, u32>,
     /// Objects pointed to at a symbolic offset somewhere (`Target { offset: None }`).
     pub symbolic_offset: FxHashSet<StateObjId>,
+    /// Per object: whether its contents were read. An opaque object (not fetched) has no
+    /// slots listed; the analysis fetches it when it reads any of its fields.
+    pub fetched: Vec<bool>,
+    proj: Projection,
 }
 
 /// Which globals are roots of the projection.
@@ -43,48 +46,124 @@ pub enum Roots<'a> {
 }
 
 impl MemoryGraph {
-    /// G^p_s(R) with R = the call's pointer arguments and the roots' globals.
+    /// G^p_s(R) with R = the call's pointer arguments and the roots' globals: every
+    /// reachable object read (the eager projection, and the reference for `start`).
     pub fn project(s: &dyn SymbolicState, roots: Roots) -> Result<MemoryGraph> {
+        let mut g = MemoryGraph::start(s, roots)?;
+        g.fetch_all(s, roots)?;
+        Ok(g)
+    }
+
+    /// The roots of the projection, none of them read yet: the objects the arguments
+    /// point to and the roots' globals, each *opaque* (known by site, size and type, its
+    /// contents not asked for). `fetch` reads them on demand.
+    pub fn start(s: &dyn SymbolicState, roots: Roots) -> Result<MemoryGraph> {
         let (function, args) = s.call();
         let mut g = MemoryGraph { function: function.to_string(), args, ..Default::default() };
-        let mut p = Projection { work: VecDeque::new(), funcs: FxHashSet::default(), globals: FxHashSet::default() };
         for a in g.args.clone().iter().flatten() {
             for t in a {
-                p.visit(t, &mut g, s, roots);
+                g.visit(t, s, roots)?;
             }
         }
         match roots {
             Roots::AllGlobals => {
                 for (name, id) in s.globals() {
-                    p.work.push_back(id);
-                    p.globals.insert(id);
-                    g.globals.push((name, id));
+                    g.discover(id, s)?;
+                    if g.proj.globals.insert(id) {
+                        g.globals.push((name, id));
+                    }
                 }
             }
-            Roots::Named(..) => p.function(&g.function.clone(), &mut g, s, roots),
-        }
-        while let Some(id) = p.work.pop_front() {
-            if g.index.contains_key(&id) {
-                continue;
-            }
-            let Some(o) = s.object(id) else { bail!("dangling object id {}", id) };
-            // A global met through a pointer is still the program's object (abstraction).
-            if let (Some(name), false) = (o.site.strip_prefix("global:"), p.globals.contains(&id)) {
-                if s.global(name) == Some(id) {
-                    p.globals.insert(id);
-                    g.globals.push((name.to_string(), id));
-                }
-            }
-            let slots = s.pointer_slots(id);
-            for sl in &slots {
-                for t in &sl.targets {
-                    p.visit(t, &mut g, s, roots);
-                }
-            }
-            g.index.insert(id, g.objects.len() as u32);
-            g.objects.push((o, slots));
+            Roots::Named(..) => g.function_roots(&g.function.clone(), s, roots)?,
         }
         Ok(g)
+    }
+
+    /// Read the contents of object `i` (its pointer fields); the objects they point to
+    /// join the graph, opaque.
+    pub fn fetch(&mut self, s: &dyn SymbolicState, roots: Roots, i: u32) -> Result<()> {
+        if self.fetched[i as usize] {
+            return Ok(());
+        }
+        self.fetched[i as usize] = true;
+        let slots = s.pointer_slots(self.objects[i as usize].0.id);
+        for sl in &slots {
+            for t in &sl.targets {
+                self.visit(t, s, roots)?;
+            }
+        }
+        self.objects[i as usize].1 = slots;
+        Ok(())
+    }
+
+    /// Read every reachable object, breadth first from the roots (objects join in the
+    /// order they are met, so this is the order of a breadth-first walk).
+    pub fn fetch_all(&mut self, s: &dyn SymbolicState, roots: Roots) -> Result<()> {
+        let mut i = 0;
+        while i < self.objects.len() {
+            self.fetch(s, roots, i as u32)?;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    /// Objects whose contents have not been read.
+    pub fn opaque(&self) -> usize {
+        self.fetched.iter().filter(|f| !**f).count()
+    }
+
+    fn visit(&mut self, t: &Target, s: &dyn SymbolicState, roots: Roots) -> Result<()> {
+        match t {
+            Target::Object { id, offset } => {
+                if offset.is_none() {
+                    self.symbolic_offset.insert(*id);
+                }
+                self.discover(*id, s)?;
+            }
+            // Code the call may run through this pointer: what it names is reachable too.
+            Target::Function(name) => self.function_roots(name, s, roots)?,
+            Target::Null | Target::Unknown => {}
+        }
+        Ok(())
+    }
+
+    /// Add object `id`, opaque, unless the graph has it.
+    fn discover(&mut self, id: StateObjId, s: &dyn SymbolicState) -> Result<()> {
+        if self.index.contains_key(&id) {
+            return Ok(());
+        }
+        let Some(o) = s.object(id) else { bail!("dangling object id {}", id) };
+        // A global met through a pointer is still the program's object (abstraction).
+        if let (Some(name), false) = (o.site.strip_prefix("global:"), self.proj.globals.contains(&id)) {
+            if s.global(name) == Some(id) {
+                self.proj.globals.insert(id);
+                self.globals.push((name.to_string(), id));
+            }
+        }
+        self.index.insert(id, self.objects.len() as u32);
+        self.objects.push((o, Vec::new()));
+        self.fetched.push(false);
+        Ok(())
+    }
+
+    /// Root the globals `name` (and what it reaches through named functions) names.
+    fn function_roots(&mut self, name: &str, s: &dyn SymbolicState, roots: Roots) -> Result<()> {
+        let Roots::Named(prog, reach) = roots else { return Ok(()) };
+        if !self.proj.funcs.insert(name.to_string()) {
+            return Ok(());
+        }
+        // An unknown function has no code of ours: the abstraction reports it.
+        let Some(f) = prog.function_by_name(name) else { return Ok(()) };
+        for &o in reach.globals(f).iter() {
+            let Some(gname) = prog.objects[o as usize].label.strip_prefix("global:") else { continue };
+            // A global the state lacks (a snapshot written with fewer) cannot be read.
+            let Some(id) = s.global(gname) else { continue };
+            if self.proj.globals.insert(id) {
+                self.globals.push((gname.to_string(), id));
+            }
+            self.discover(id, s)?;
+        }
+        Ok(())
     }
 
     pub fn num_edges(&self) -> usize {
@@ -92,47 +171,11 @@ impl MemoryGraph {
     }
 }
 
-/// The projection's work list and what it has rooted so far.
+/// What the projection has rooted so far.
+#[derive(Clone, Debug, Default)]
 struct Projection {
-    work: VecDeque<StateObjId>,
     /// Functions whose named globals are roots already.
     funcs: FxHashSet<String>,
     /// Objects known to hold globals.
     globals: FxHashSet<StateObjId>,
-}
-
-impl Projection {
-    fn visit(&mut self, t: &Target, g: &mut MemoryGraph, s: &dyn SymbolicState, roots: Roots) {
-        match t {
-            Target::Object { id, offset } => {
-                if offset.is_none() {
-                    g.symbolic_offset.insert(*id);
-                }
-                self.work.push_back(*id);
-            }
-            // Code the call may run through this pointer: what it names is reachable too.
-            Target::Function(name) => self.function(name, g, s, roots),
-            Target::Null | Target::Unknown => {}
-        }
-    }
-
-    /// Root the globals `name` (and what it reaches through named functions) names.
-    fn function(&mut self, name: &str, g: &mut MemoryGraph, s: &dyn SymbolicState, roots: Roots) {
-        let Roots::Named(prog, reach) = roots else { return };
-        if self.funcs.contains(name) {
-            return;
-        }
-        self.funcs.insert(name.to_string());
-        // An unknown function has no code of ours: the abstraction reports it.
-        let Some(f) = prog.function_by_name(name) else { return };
-        for &o in reach.globals(f).iter() {
-            let Some(gname) = prog.objects[o as usize].label.strip_prefix("global:") else { continue };
-            // A global the state lacks (a snapshot written with fewer) cannot be read.
-            let Some(id) = s.global(gname) else { continue };
-            if self.globals.insert(id) {
-                g.globals.push((gname.to_string(), id));
-            }
-            self.work.push_back(id);
-        }
-    }
 }

@@ -15,10 +15,13 @@ pub struct ModRef {
     /// Indexed by function (the last entry is the pseudo-function for unknown code).
     pub modset: Vec<RoaringBitmap>,
     pub refset: Vec<RoaringBitmap>,
+    /// Objects whose contents a deep access walked (unknown code, `va_list`s): their
+    /// pointers decide what the access reaches, so they count as read.
+    pub walked: RoaringBitmap,
 }
 
 /// Locations `size` bytes from `loc` cover (whole objects when size is None).
-pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap) {
+pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap, walked: &mut RoaringBitmap) {
     let targets = s.points_to(acc.ptr);
     if deep {
         // Everything reachable from the pointer: walk the points-to graph over objects.
@@ -29,6 +32,7 @@ pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap
             if !seen.insert(o) || s.objs[o as usize].is_code() {
                 continue;
             }
+            walked.insert(o);
             for f in s.field_range(o) {
                 work.extend(s.points_to(f).iter());
             }
@@ -65,13 +69,14 @@ pub fn compute(s: &Solver) -> ModRef {
     let mut direct_mod = vec![RoaringBitmap::new(); nf];
     let mut direct_ref = vec![RoaringBitmap::new(); nf];
     // Many accesses go through the same (merged) pointer node: compute its locations once.
+    let mut walked = RoaringBitmap::new();
     let mut cache: rustc_hash::FxHashMap<(Node, Option<u64>, bool, bool), RoaringBitmap> = Default::default();
     for f in 0..nf {
         for (acc, deep) in &s.accesses[f] {
             let key = (s.find_ro(acc.ptr), acc.size, acc.write, *deep);
             let locs = cache.entry(key).or_insert_with(|| {
                 let mut out = RoaringBitmap::new();
-                access_locs(s, acc, *deep, &mut out);
+                access_locs(s, acc, *deep, &mut out, &mut walked);
                 out
             });
             let out = if acc.write { &mut direct_mod[f] } else { &mut direct_ref[f] };
@@ -95,7 +100,7 @@ pub fn compute(s: &Solver) -> ModRef {
             comp_of[f as usize] = i;
         }
     }
-    let mut mr = ModRef { modset: vec![RoaringBitmap::new(); nf], refset: vec![RoaringBitmap::new(); nf] };
+    let mut mr = ModRef { modset: vec![RoaringBitmap::new(); nf], refset: vec![RoaringBitmap::new(); nf], walked };
     // What callers outside a function's component see: without the component's locals,
     // which die before control returns to them.
     let mut out_mod = vec![RoaringBitmap::new(); nf];

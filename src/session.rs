@@ -47,6 +47,8 @@ pub struct CallStats {
     pub reused: bool,
     pub solve_ms: f64,
     pub total_ms: f64,
+    /// Rounds of the on-demand projection (0: projected eagerly).
+    pub fetch_rounds: usize,
 }
 
 pub struct Session {
@@ -61,6 +63,9 @@ pub struct Session {
     pub reuse: bool,
     /// Project from every global, not only those the callee names (the reference).
     pub all_globals: bool,
+    /// Read a state on demand (off: project every reachable object first, the reference).
+    /// Calls whose path merges post-states are always projected whole.
+    pub on_demand: bool,
     reach: once_cell::unsync::OnceCell<Reach>,
     /// Solve misses over the call's slice of the program (off: over the whole program,
     /// the reference the slices are checked against).
@@ -95,9 +100,10 @@ pub fn strip_unique(labels: &[String]) -> Vec<String> {
 }
 
 impl Session {
-    /// Reuse a cached summary of an isomorphic state, or solve and cache.
+    /// Reuse a cached summary of an isomorphic state, or solve and cache. One call may
+    /// take several of these (an on-demand projection grows between them); the caller
+    /// counts the call.
     fn solve_or_reuse(&mut self, abs: &AbstractState, need_post: bool) -> (CallResult, bool, f64) {
-        self.cache.stats.invocations += 1;
         let mut canon = None;
         if self.reuse {
             let t = Instant::now();
@@ -105,8 +111,6 @@ impl Session {
             let hit = self.cache.lookup(abs, &c, need_post);
             self.cache.stats.check_ms += t.elapsed().as_secs_f64() * 1e3;
             if let Some(hit) = hit {
-                self.cache.stats.reuse_hits += 1;
-                self.cache.stats.update_ratio();
                 return (hit, true, 0.0);
             }
             canon = Some(c);
@@ -120,13 +124,20 @@ impl Session {
             local::analyze_call(&self.prog, abs, None).result(abs, need_post)
         };
         let solve_ms = t.elapsed().as_secs_f64() * 1e3;
-        self.cache.stats.analyses += 1;
+        self.cache.stats.solver_runs += 1;
         self.cache.stats.solve_ms += solve_ms;
-        self.cache.stats.update_ratio();
         if let Some(c) = canon {
             self.cache.insert(abs.function, c, result.clone());
         }
         (result, false, solve_ms)
+    }
+
+    /// Count one analysed call: reused when no solver ran for it.
+    fn count_call(&mut self, reused: bool) {
+        self.cache.stats.invocations += 1;
+        self.cache.stats.reuse_hits += reused as u64;
+        self.cache.stats.analyses += !reused as u64;
+        self.cache.stats.update_ratio();
     }
 
     /// The slice a miss solves over: the callee and the functions the state points to,
@@ -178,6 +189,7 @@ impl Session {
             cache: SummaryCache::new(DEFAULT_ENTRIES_PER_FUNCTION),
             reuse: true,
             all_globals: false,
+            on_demand: true,
             reach: once_cell::unsync::OnceCell::new(),
             slices_on: true,
             slices: FxHashMap::default(),
@@ -227,8 +239,13 @@ impl Session {
     /// calls on that path are merged in, and this call's post-state is kept if `skipped`.
     pub fn analyze_state(&mut self, st: &dyn SymbolicState, path: Option<&str>, skipped: bool) -> Result<ModRefReport> {
         let t = Instant::now();
-        let g = MemoryGraph::project(st, self.roots())?;
-        let (abs, result, mut stats) = self.analyze_graph(&g, path, skipped)?;
+        let (g, abs, result, mut stats) = if self.on_demand && path.is_none() {
+            self.analyze_on_demand(&mut |sess, g, what| fetch(st, sess.roots(), g, what))?
+        } else {
+            let g = MemoryGraph::project(st, self.roots())?;
+            let (abs, result, stats) = self.analyze_graph(&g, path, skipped)?;
+            (g, abs, result, stats)
+        };
         stats.total_ms = t.elapsed().as_secs_f64() * 1e3;
         Ok(ModRefReport {
             schema: "pspa.modref/1",
@@ -249,16 +266,7 @@ impl Session {
         skipped: bool,
     ) -> Result<(AbstractState, CallResult, CallStats)> {
         let t = Instant::now();
-        for (o, _) in &g.objects {
-            if let Some(ty) = &o.ty {
-                if !self.type_layouts.contains_key(ty) {
-                    self.layout_for(ty);
-                }
-            }
-        }
-        let cache = &self.type_layouts;
-        let (mut abs, abs_stats) =
-            AbstractState::abstract_graph(&self.prog, g, &|name: &str| cache.get(name).copied().flatten())?;
+        let (mut abs, abs_stats) = self.abstract_graph(g)?;
         let mut merged = 0;
         if let Some(p) = path {
             for post in self.paths.get(p).map(|v| v.as_slice()).unwrap_or(&[]) {
@@ -268,6 +276,8 @@ impl Session {
         }
         let need_post = path.is_some() && skipped;
         let (mut result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post);
+        self.count_call(reused);
+        debug_assert!(result.demand.is_empty(), "an eager projection has no opaque object");
         let stats = CallStats {
             abstraction: abs_stats,
             merged_post_states: merged,
@@ -275,10 +285,165 @@ impl Session {
             reused,
             solve_ms,
             total_ms: t.elapsed().as_secs_f64() * 1e3,
+            fetch_rounds: 0,
         };
         if let (Some(p), true) = (path, need_post) {
             self.paths.entry(p.to_string()).or_default().push(std::mem::take(&mut result.post));
         }
         Ok((abs, result, stats))
     }
+
+    /// Abs(g), with the layouts of the types it uses resolved.
+    fn abstract_graph(&mut self, g: &MemoryGraph) -> Result<(AbstractState, AbsStats)> {
+        for (o, _) in &g.objects {
+            if let Some(ty) = &o.ty {
+                if !self.type_layouts.contains_key(ty) {
+                    self.layout_for(ty);
+                }
+            }
+        }
+        let cache = &self.type_layouts;
+        AbstractState::abstract_graph(&self.prog, g, &|name: &str| cache.get(name).copied().flatten())
+    }
+
+    /// The analysis of a call whose state is read on demand (no post-state: for calls
+    /// that are not skipped). The projection starts with its roots opaque; each round
+    /// solves (or reuses a summary of) the partial state, and fetches the opaque objects
+    /// whose contents the answer read, looking ahead along the fields it read. When the
+    /// answer read no opaque object it is the answer over the whole projection: the
+    /// contents left unread flow nowhere, so they cannot add a points-to fact, a mod or a
+    /// ref (the fetched part is the same, and an opaque object is in the sets exactly
+    /// when a pointer to it is). Reuse is keyed by the partial state, opaque objects
+    /// included, so a summary of a round answers the same round of an isomorphic state.
+    ///
+    /// `read` lends the state: it fills `g` from the roots (`Fetch::Roots`) or fetches
+    /// objects of it.
+    pub fn analyze_on_demand(
+        &mut self,
+        read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
+    ) -> Result<(MemoryGraph, AbstractState, CallResult, CallStats)> {
+        let t = Instant::now();
+        let mut g = MemoryGraph::default();
+        read(self, &mut g, Fetch::Roots)?;
+        let mut solve_total = 0.0;
+        let mut reused_all = true;
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let (abs, abs_stats) = self.abstract_graph(&g)?;
+            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, false);
+            solve_total += solve_ms;
+            reused_all &= reused;
+            if result.demand.is_empty() {
+                self.count_call(reused_all);
+                let st = &mut self.cache.stats;
+                st.fetch_rounds += rounds as u64;
+                st.objects_met += g.objects.len() as u64;
+                st.objects_read += g.fetched.iter().filter(|f| **f).count() as u64;
+                let stats = CallStats {
+                    abstraction: abs_stats,
+                    merged_post_states: 0,
+                    live_functions: result.live_functions,
+                    reused: reused_all,
+                    solve_ms: solve_total,
+                    total_ms: t.elapsed().as_secs_f64() * 1e3,
+                    fetch_rounds: rounds,
+                };
+                return Ok((g, abs, result, stats));
+            }
+            if rounds >= MAX_FETCH_ROUNDS {
+                read(self, &mut g, Fetch::All)?;
+                continue;
+            }
+            self.fetch_ahead(&mut g, &result, read)?;
+        }
+    }
+
+    /// Fetch the objects `r` demands, then, breadth first, the opaque objects they point
+    /// to through fields `r` read (a walk down a list reads the same field of every cell),
+    /// up to as many objects again as the graph had fetched: the rounds a long walk needs
+    /// grow logarithmically, and the part fetched stays within about twice what is read.
+    fn fetch_ahead(
+        &mut self,
+        g: &mut MemoryGraph,
+        r: &CallResult,
+        read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
+    ) -> Result<()> {
+        let fetched = g.fetched.iter().filter(|f| **f).count();
+        let mut budget = fetched.max(8);
+        let follow: rustc_hash::FxHashSet<(Option<LayoutId>, u32)> = r.read_fields.iter().copied().collect();
+        let mut wave: Vec<u32> = r.demand.clone();
+        loop {
+            read(self, g, Fetch::Objects(&wave))?;
+            if follow.is_empty() || budget == 0 {
+                return Ok(());
+            }
+            let mut next = Vec::new();
+            for &i in &wave {
+                let layout = self.layout_of_object(g, i);
+                for sl in &g.objects[i as usize].1 {
+                    let key = match layout {
+                        Some(l) => (Some(l), self.prog.layouts[l as usize].field_at(sl.offset as i64)),
+                        None => (None, 0),
+                    };
+                    if !follow.contains(&key) {
+                        continue;
+                    }
+                    for t in &sl.targets {
+                        if let crate::state::Target::Object { id, .. } = t {
+                            let j = g.index[id];
+                            if !g.fetched[j as usize] && !next.contains(&j) && budget > 0 {
+                                next.push(j);
+                                budget -= 1;
+                            }
+                        }
+                    }
+                }
+            }
+            if next.is_empty() {
+                return Ok(());
+            }
+            wave = next;
+        }
+    }
+
+    /// The layout object `i` of `g` gets in the abstraction (None: field-insensitive).
+    fn layout_of_object(&mut self, g: &MemoryGraph, i: u32) -> Option<LayoutId> {
+        let o = &g.objects[i as usize].0;
+        if g.symbolic_offset.contains(&o.id) {
+            return None;
+        }
+        if g.globals.iter().any(|(_, id)| *id == o.id) {
+            return self.prog.object_by_label(&o.site).and_then(|po| self.prog.objects[po as usize].layout);
+        }
+        let ty = o.ty.clone()?;
+        self.layout_for(&ty)
+    }
 }
+
+/// Answer an on-demand analysis' request from a state.
+pub fn fetch(st: &dyn SymbolicState, roots: Roots, g: &mut MemoryGraph, what: Fetch) -> Result<()> {
+    match what {
+        Fetch::Roots => *g = MemoryGraph::start(st, roots)?,
+        Fetch::Objects(ids) => {
+            for &i in ids {
+                g.fetch(st, roots, i)?;
+            }
+        }
+        Fetch::All => g.fetch_all(st, roots)?,
+    }
+    Ok(())
+}
+
+/// What an on-demand analysis asks of the state (see `Session::analyze_on_demand`).
+pub enum Fetch<'a> {
+    /// The projection's roots, opaque.
+    Roots,
+    /// The contents of these objects of the graph.
+    Objects(&'a [u32]),
+    /// Everything reachable (after `MAX_FETCH_ROUNDS` rounds).
+    All,
+}
+
+/// Rounds of an on-demand projection before the rest is read at once.
+pub const MAX_FETCH_ROUNDS: usize = 16;

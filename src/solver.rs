@@ -147,6 +147,11 @@ pub struct Solver<'p> {
     merge_keys: FxHashMap<MergeKey<'p>, Node>,
     /// covering(): abstract fields a (layout, field, size) access overlaps, relative.
     cover_memo: std::cell::RefCell<FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>>,
+    /// When on (`track_reads`): every field node whose contents flowed somewhere (the
+    /// source of a load, a copy or an escape edge). The demand-driven projection fetches
+    /// an object of the state only when one of its fields is here: contents that flow
+    /// nowhere cannot change any answer.
+    reads: Option<RoaringBitmap>,
     pub stats: SolverStats,
 }
 
@@ -191,6 +196,7 @@ impl<'p> Solver<'p> {
             model_vars: FxHashMap::default(),
             merge_keys: FxHashMap::default(),
             cover_memo: Default::default(),
+            reads: None,
             stats: SolverStats::default(),
         };
         for o in &prog.objects {
@@ -221,6 +227,16 @@ impl<'p> Solver<'p> {
         self.changed.push(false);
         self.in_dirty.push(false);
         n
+    }
+
+    /// Record the fields whose contents flow somewhere (see `reads`); call before solving.
+    pub fn track_reads(&mut self) {
+        self.reads = Some(RoaringBitmap::new());
+    }
+
+    /// The field nodes read so far (empty unless `track_reads` was called).
+    pub fn reads(&self) -> RoaringBitmap {
+        self.reads.clone().unwrap_or_default()
     }
 
     /// Add an object (a unique site of a seeded state, or a model allocation).
@@ -430,6 +446,13 @@ impl<'p> Solver<'p> {
 
     /// Copy edge a -> b: pts(b) ⊇ pts(a) from now on.
     fn add_edge(&mut self, a: Node, b: Node) {
+        // Memory contents leave a field only through an edge out of its node (loads,
+        // copies, escapes all add one); a variable's out-edges read no memory.
+        if let Some(r) = self.reads.as_mut() {
+            if self.node_obj[a as usize] != NONE {
+                r.insert(a);
+            }
+        }
         let (ra, rb) = (self.find(a), self.find(b));
         if ra == rb || self.succ[ra as usize].last() == Some(&rb) {
             return;

@@ -42,6 +42,9 @@ struct ObjDesc {
     layout: Option<LayoutId>,
     /// Program objects (globals, static sites) match only themselves.
     program: Option<ObjId>,
+    /// An opaque object (contents not read) matches only an opaque one: a result that
+    /// read nothing from it may have read a fetched one's (empty) contents.
+    opaque: bool,
 }
 
 /// The id-free form of a state.
@@ -98,6 +101,7 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
                 Origin::Program(p) => Some(p),
                 Origin::Unique(_) => None,
             },
+            opaque: o.opaque,
         })
         .collect();
     // Outgoing edges per object, as ranges of the sorted edge list (holders come first in
@@ -234,9 +238,16 @@ struct Entry {
 /// Reuse counters, printed by `pspa modref --stats` and exposed to the KLEE plugin.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct ReuseStats {
+    /// Calls; calls that ran the solver at least once; calls answered from the cache alone.
     pub invocations: u64,
     pub analyses: u64,
     pub reuse_hits: u64,
+    /// Solver runs (an on-demand projection may solve a call's state in several rounds).
+    pub solver_runs: u64,
+    /// On-demand projections: rounds, objects met (opaque included) and objects read.
+    pub fetch_rounds: u64,
+    pub objects_met: u64,
+    pub objects_read: u64,
     pub reuse_ratio: f64,
     /// Time canonicalising states and looking up the cache.
     pub check_ms: f64,
@@ -265,6 +276,10 @@ impl ReuseStats {
         self.invocations += r.invocations;
         self.analyses += r.analyses;
         self.reuse_hits += r.reuse_hits;
+        self.solver_runs += r.solver_runs;
+        self.fetch_rounds += r.fetch_rounds;
+        self.objects_met += r.objects_met;
+        self.objects_read += r.objects_read;
         self.check_ms += r.check_ms;
         self.solve_ms += r.solve_ms;
         self.entries += r.entries;
@@ -368,5 +383,7 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
         };
         post.edges = r.post.edges.iter().map(|&(h, t)| (tp(h), tp(t))).collect();
     }
-    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions }
+    let mut demand: Vec<u32> = r.demand.iter().map(|&o| map[o as usize]).collect();
+    demand.sort_unstable();
+    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions, demand, read_fields: r.read_fields.clone() }
 }

@@ -99,6 +99,13 @@ cl::opt<bool> PspaAllGlobals(
              "is checked against"),
     cl::init(false), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaEager(
+    "pspa-eager-projection",
+    cl::desc("Read every object the call can reach before solving, instead of only the "
+             "objects whose contents the analysis reads: the slow reference the default "
+             "is checked against"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaStats(
     "pspa-stats",
     cl::desc("Print how the plugin read the states (pointer slots by kind) and why reuse "
@@ -291,7 +298,7 @@ public:
     rust::String name = rust::String::lossy(m.getModuleIdentifier());
     engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
                                                           PspaMode == Mode::SPA, !PspaNoReuse,
-                                                          PspaAllGlobals));
+                                                          PspaAllGlobals, PspaEager));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());
@@ -356,12 +363,13 @@ public:
       if (!csv)
         klee::klee_warning("pspa: cannot write pspa-calls.csv");
       else
-        *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown\n";
+        *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects\n";
     }
     if (csv)
       *csv << fn << ',' << line << ',' << (PspaMode == Mode::SPA ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ','
            << (r.reused ? 1 : 0) << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ','
-           << r.ref_stripped << ',' << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << '\n';
+           << r.ref_stripped << ',' << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << ','
+           << r.read_objects << '\n';
   }
 
   void onCast(klee::ExecutionState &state, klee::KInstruction *ki, klee::ref<klee::Expr> value) override {
@@ -590,7 +598,10 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
                  << ", no isomorphism = " << s.miss_no_iso << "\n";
     llvm::errs() << "KLEE: done: pspa time: reading = " << format("%.3f", s.read_micros / 1e6)
                  << " s, checking = " << format("%.3f", s.check_micros / 1e6)
-                 << " s, solving = " << format("%.3f", s.solve_micros / 1e6) << " s\n";
+                 << " s, solving = " << format("%.3f", s.solve_micros / 1e6) << " s (" << s.solver_runs
+                 << " solver runs)\n";
+    llvm::errs() << "KLEE: done: pspa projection: objects met = " << s.objects_met
+                 << ", read = " << s.objects_read << ", rounds = " << s.fetch_rounds << "\n";
   }
   if (csv) {
     for (auto &kv : averages)

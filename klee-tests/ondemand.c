@@ -1,0 +1,55 @@
+// The on-demand projection (src/session.rs): a call reads only the objects whose contents
+// its analysis reads, and gives the sets of the eager projection (--pspa-eager-projection,
+// and the eager replay of each dumped snapshot, which holds the whole projection).
+// RUN: %clang %s -o %t.bc
+// RUN: rm -rf %t.klee %t.snaps %t.eager %t.snaps-eager
+// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
+// CHECK: KLEE: done: pspa failures = 0
+// CHECK: KLEE: done: pspa projection: objects met = 33, read = 16, rounds = 4
+//
+// tail_of walks `next` through the 16 nodes: it reads them all, and none of their 16
+// buffers (`data` is never loaded); the buffers are met, opaque. Rounds: the head
+// (nothing fetched), then 8 nodes looked ahead along `next` (the budget is at least 8),
+// then 8 more (as many as were read), then the answer, which reads no opaque object.
+// RUN: %python %checks projected %t.klee/pspa-calls.csv tail_of 32
+// RUN: %python %checks read %t.klee/pspa-calls.csv tail_of 16
+// set_head stores an int through its argument: one object met, none read.
+// RUN: %python %checks projected %t.klee/pspa-calls.csv set_head 1
+// RUN: %python %checks read %t.klee/pspa-calls.csv set_head 0
+// RUN: %python %checks replay %t.snaps %pspa
+// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-eager-projection --pspa-dump-snapshots=%t.snaps-eager --output-dir=%t.eager %t.bc 2>&1 | %FileCheck %s --check-prefix=EAGER
+// EAGER: KLEE: done: pspa failures = 0
+// RUN: %python %checks read %t.eager/pspa-calls.csv tail_of 32
+// RUN: %python %checks same %t.snaps %t.snaps-eager
+#include "klee/klee.h"
+#include <stdlib.h>
+
+struct node {
+  struct node *next;
+  char *data;
+  int val;
+};
+
+struct node *tail_of(struct node *n) {
+  while (n->next)
+    n = n->next;
+  return n;
+}
+
+void set_head(struct node *n, int v) { n->val = v; }
+
+int main(void) {
+  struct node *l = 0;
+  for (int i = 0; i < 16; i++) {
+    struct node *n = malloc(sizeof *n);
+    n->data = malloc(4);
+    n->next = l;
+    n->val = i;
+    l = n;
+  }
+  int v;
+  klee_make_symbolic(&v, sizeof v, "v");
+  set_head(l, v);
+  return tail_of(l)->val;
+}
