@@ -2,11 +2,14 @@
 // its analysis reads, and gives the sets of the eager projection (--pspa-eager-projection,
 // and the eager replay of each dumped snapshot, which holds the whole projection).
 // RUN: %clang %s -o %t.bc
-// RUN: rm -rf %t.klee %t.snaps %t.eager %t.snaps-eager
+// RUN: rm -rf %t.klee %t.snaps %t.eager %t.snaps-eager %t.budget
 // RUN: %klee --pspa-analyze=tail_of,set_head --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
 // CHECK: KLEE: done: pspa failures = 0
 // CHECK: KLEE: done: pspa projection: objects met = 33, read = 16, rounds = 4
+// A work budget of one element stops both solves: both calls fail, conservatively.
+// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=BUDGET
+// BUDGET: KLEE: done: pspa failures = 2 (2 over the work budget)
 //
 // tail_of walks `next` through the 16 nodes: it reads them all, and none of their 16
 // buffers (`data` is never loaded); the buffers are met, opaque. Rounds: the head

@@ -96,7 +96,8 @@ pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<
     let t = Instant::now();
     solver.solve(entries);
     log::debug!("solved; resident {} MB", resident_mb());
-    let modref = modref::compute(&solver);
+    // An incomplete solve has no meaningful mod/ref: its caller gives up on it.
+    let modref = if solver.over_budget { ModRef::default() } else { modref::compute(&solver) };
     log::debug!("mod/ref computed; resident {} MB", resident_mb());
     Analysis { solver, modref, solve_ms: t.elapsed().as_secs_f64() * 1e3, index: Default::default() }
 }

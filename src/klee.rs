@@ -74,6 +74,8 @@ pub mod ffi {
         miss_edges: u64,
         miss_no_iso: u64,
         solver_runs: u64,
+        /// Calls given up at the work budget (counted in failures too).
+        over_budget: u64,
         fetch_rounds: u64,
         objects_met: u64,
         objects_read: u64,
@@ -85,8 +87,9 @@ pub mod ffi {
         /// else past-sensitive at each call. Check `engine_error` before use.
         /// all_globals: project from every global (the reference), not only those the
         /// callee names. eager: read every reachable object before solving (the
-        /// reference), not only those the analysis reads.
-        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool) -> Box<Engine>;
+        /// reference), not only those the analysis reads. max_work: a call whose solve
+        /// does more work fails (conservatively); 0: no bound.
+        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64) -> Box<Engine>;
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
@@ -127,7 +130,7 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
 }
 
-fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool) -> Box<Engine> {
+fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64) -> Box<Engine> {
     // Panics are caught at every entry point and reported once by the plugin as a warning;
     // the default hook would print each one, with a backtrace, into KLEE's output.
     std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
@@ -138,6 +141,7 @@ fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_glob
         session.reuse = reuse;
         session.all_globals = all_globals;
         session.on_demand = !eager;
+        session.max_work = (max_work > 0).then_some(max_work);
         let mut spa_sets = Vec::new();
         if spa {
             let a = crate::analysis::analyze(&session.prog);
@@ -188,6 +192,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         miss_edges: r.miss_edges,
         miss_no_iso: r.miss_other,
         solver_runs: r.solver_runs,
+        over_budget: r.over_budget,
         fetch_rounds: r.fetch_rounds,
         objects_met: r.objects_met,
         objects_read: r.objects_read,

@@ -94,6 +94,12 @@ pub struct CallAnalysis<'p> {
 /// Run the solver from `abs` over what its function reaches: over the whole program, or
 /// over `slice` (which must hold the callee and every function the state points to).
 pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'p Slice>) -> CallAnalysis<'p> {
+    analyze_call_within(prog, abs, slice, None)
+}
+
+/// `analyze_call` stopped after `budget` units of solver work (`SolverStats::work`);
+/// check `over_budget` before using the result.
+pub fn analyze_call_within<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'p Slice>, budget: Option<u64>) -> CallAnalysis<'p> {
     let t = Instant::now();
     let sp: &'p Program = slice.map(|s| &s.prog).unwrap_or(prog);
     let obj_id = |p: ObjId| -> Option<ObjId> { slice.map_or(Some(p), |s| s.obj(p)) };
@@ -108,6 +114,7 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'
         })
         .collect();
     let mut s = Solver::with_init(sp, |o| !from_state.contains(&o));
+    s.budget = budget;
     if abs.objects.iter().any(|o| o.opaque) {
         s.track_reads();
     }
@@ -175,6 +182,11 @@ pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'
 }
 
 impl<'p> CallAnalysis<'p> {
+    /// The solve stopped at its work budget: there is no answer.
+    pub fn over_budget(&self) -> bool {
+        self.analysis.solver.over_budget
+    }
+
     /// The call's result relative to its initial state (with the post-state if asked).
     pub fn result(&self, abs: &AbstractState, with_post: bool) -> CallResult {
         let s = &self.analysis.solver;

@@ -103,6 +103,10 @@ enum Cmd {
         /// checked against).
         #[arg(long)]
         eager: bool,
+        /// Give up on a call (an error) once its solve has offered this many points-to
+        /// elements to sets (about 0.5e9 a second); the KLEE plugin's --pspa-max-work.
+        #[arg(long, value_name = "N")]
+        max_work: Option<u64>,
         /// Print the reuse statistics (to stderr in text mode; a `reuse` object in JSON).
         #[arg(long)]
         stats: bool,
@@ -167,7 +171,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, eager, stats, cache_entries } => {
+        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, eager, max_work, stats, cache_entries } => {
             let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
             let opts = FrontOptions { allocators, ..Default::default() };
             // One session per module: snapshots of different programs do not share anything.
@@ -184,6 +188,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     sess.all_globals = all_globals;
                     sess.slices_on = !whole_program;
                     sess.on_demand = !eager;
+                    sess.max_work = max_work;
                     sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);
                 }

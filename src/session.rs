@@ -17,7 +17,7 @@ use crate::memory_graph::{MemoryGraph, Roots};
 use crate::reach::Reach;
 use crate::snapshot::LoadedSnapshot;
 use crate::state::SymbolicState;
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -63,6 +63,10 @@ pub struct Session {
     pub reuse: bool,
     /// Project from every global, not only those the callee names (the reference).
     pub all_globals: bool,
+    /// Give up on a call (an error: the conservative answer) once its solve has done this
+    /// much work (`SolverStats::work`, points-to elements offered; about 0.5e9 a second
+    /// here). None: no bound.
+    pub max_work: Option<u64>,
     /// Read a state on demand (off: project every reachable object first, the reference).
     /// Calls whose path merges post-states are always projected whole.
     pub on_demand: bool,
@@ -103,7 +107,7 @@ impl Session {
     /// Reuse a cached summary of an isomorphic state, or solve and cache. One call may
     /// take several of these (an on-demand projection grows between them); the caller
     /// counts the call.
-    fn solve_or_reuse(&mut self, abs: &AbstractState, need_post: bool) -> (CallResult, bool, f64) {
+    fn solve_or_reuse(&mut self, abs: &AbstractState, need_post: bool) -> Result<(CallResult, bool, f64)> {
         let mut canon = None;
         if self.reuse {
             let t = Instant::now();
@@ -111,25 +115,31 @@ impl Session {
             let hit = self.cache.lookup(abs, &c, need_post);
             self.cache.stats.check_ms += t.elapsed().as_secs_f64() * 1e3;
             if let Some(hit) = hit {
-                return (hit, true, 0.0);
+                return Ok((hit, true, 0.0));
             }
             canon = Some(c);
         }
         let t = Instant::now();
-        let result = if self.slices_on {
-            let slice = self.slice_for(abs);
-            let ca = local::analyze_call(&self.prog, abs, Some(&slice));
-            ca.result(abs, need_post)
-        } else {
-            local::analyze_call(&self.prog, abs, None).result(abs, need_post)
-        };
+        let slice = self.slices_on.then(|| self.slice_for(abs));
+        let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), self.max_work);
+        let over = ca.over_budget();
+        let result = (!over).then(|| ca.result(abs, need_post));
+        drop(ca);
         let solve_ms = t.elapsed().as_secs_f64() * 1e3;
         self.cache.stats.solver_runs += 1;
         self.cache.stats.solve_ms += solve_ms;
+        let Some(result) = result else {
+            self.cache.stats.over_budget += 1;
+            bail!(
+                "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
+                self.prog.functions[abs.function as usize].name,
+                self.max_work.unwrap_or(0)
+            );
+        };
         if let Some(c) = canon {
             self.cache.insert(abs.function, c, result.clone());
         }
-        (result, false, solve_ms)
+        Ok((result, false, solve_ms))
     }
 
     /// Count one analysed call: reused when no solver ran for it.
@@ -190,6 +200,7 @@ impl Session {
             reuse: true,
             all_globals: false,
             on_demand: true,
+            max_work: None,
             reach: once_cell::unsync::OnceCell::new(),
             slices_on: true,
             slices: FxHashMap::default(),
@@ -275,7 +286,7 @@ impl Session {
             }
         }
         let need_post = path.is_some() && skipped;
-        let (mut result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post);
+        let (mut result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post)?;
         self.count_call(reused);
         debug_assert!(result.demand.is_empty(), "an eager projection has no opaque object");
         let stats = CallStats {
@@ -331,7 +342,7 @@ impl Session {
         loop {
             rounds += 1;
             let (abs, abs_stats) = self.abstract_graph(&g)?;
-            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, false);
+            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, false)?;
             solve_total += solve_ms;
             reused_all &= reused;
             if result.demand.is_empty() {

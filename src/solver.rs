@@ -97,6 +97,9 @@ pub struct SolverStats {
     pub signature_mismatches: usize,
     /// Pointers moved into the middle of a field, now pointing to every field.
     pub spread_pointers: usize,
+    /// Points-to elements offered to sets: the solver's work, a measure that does not
+    /// depend on the machine (what `budget` bounds).
+    pub work: u64,
 }
 
 pub struct Solver<'p> {
@@ -152,6 +155,10 @@ pub struct Solver<'p> {
     /// an object of the state only when one of its fields is here: contents that flow
     /// nowhere cannot change any answer.
     reads: Option<RoaringBitmap>,
+    /// Stop once this much work is done (`stats.work`); the answer is then incomplete and
+    /// `over_budget` says so (a call's analysis must not cost more than it can save).
+    pub budget: Option<u64>,
+    pub over_budget: bool,
     pub stats: SolverStats,
 }
 
@@ -197,6 +204,8 @@ impl<'p> Solver<'p> {
             merge_keys: FxHashMap::default(),
             cover_memo: Default::default(),
             reads: None,
+            budget: None,
+            over_budget: false,
             stats: SolverStats::default(),
         };
         for o in &prog.objects {
@@ -352,6 +361,7 @@ impl<'p> Solver<'p> {
     /// Returns whether r grew.
     fn grow(&mut self, r: Node, add: &RoaringBitmap) -> bool {
         let ru = r as usize;
+        self.stats.work += add.len();
         // Most calls offer a set equal to the target's (on SQLite, 8 of the 9 billion
         // elements offered): comparing is a memcmp, the difference a merge and an allocation.
         let have = &self.pts[ru];
@@ -800,7 +810,13 @@ impl<'p> Solver<'p> {
             self.stats.rounds += 1;
             let topo = self.collapse_cycles();
             self.propagate(&topo);
+            if self.out_of_budget() {
+                return;
+            }
             let grew = self.process_complex();
+            if self.out_of_budget() {
+                return;
+            }
             self.apply_collapses();
             if log::log_enabled!(log::Level::Trace) {
                 self.trace_big_sets();
@@ -882,8 +898,20 @@ impl<'p> Solver<'p> {
         }
     }
 
+    /// Whether the work budget is spent (checked often enough to stop within a fraction of
+    /// it; the solver is left inconsistent and must be dropped).
+    fn out_of_budget(&mut self) -> bool {
+        if self.budget.is_some_and(|b| self.stats.work > b) {
+            self.over_budget = true;
+        }
+        self.over_budget
+    }
+
     fn propagate(&mut self, topo: &[Node]) {
         for &v in topo {
+            if self.out_of_budget() {
+                return;
+            }
             let v = self.find(v);
             if !self.changed[v as usize] {
                 continue;
@@ -925,6 +953,9 @@ impl<'p> Solver<'p> {
             self.in_dirty[d as usize] = false;
         }
         for d in dirty {
+            if self.out_of_budget() {
+                return grew;
+            }
             let n = self.find(d);
             let delta = std::mem::take(&mut self.cdelta[n as usize]);
             if delta.is_empty() {

@@ -244,6 +244,8 @@ pub struct ReuseStats {
     pub reuse_hits: u64,
     /// Solver runs (an on-demand projection may solve a call's state in several rounds).
     pub solver_runs: u64,
+    /// Solver runs stopped at the work budget (their calls failed, conservatively).
+    pub over_budget: u64,
     /// On-demand projections: rounds, objects met (opaque included) and objects read.
     pub fetch_rounds: u64,
     pub objects_met: u64,
@@ -277,6 +279,7 @@ impl ReuseStats {
         self.analyses += r.analyses;
         self.reuse_hits += r.reuse_hits;
         self.solver_runs += r.solver_runs;
+        self.over_budget += r.over_budget;
         self.fetch_rounds += r.fetch_rounds;
         self.objects_met += r.objects_met;
         self.objects_read += r.objects_read;

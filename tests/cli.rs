@@ -195,3 +195,22 @@ fn svf_blind_spots_drop_exactly_what_svf_misses() {
     assert_eq!(v["pointers"]["main::f"], serde_json::json!([]));
     assert_eq!(v["stats"]["svf_blind_spots"]["va_start"], 2);
 }
+
+#[test]
+fn a_call_over_its_work_budget_is_an_error_naming_the_snapshot() {
+    // Inserting into Figure 1's table propagates many points-to elements: a budget of one
+    // element stops it, and the call gets no (unsound, partial) answer. A budget far above
+    // the solve's work gives the unbounded answer.
+    let snap = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/snapshots/fig1-insert.json").display().to_string();
+    let out = pspa(&["modref", "--max-work", "1", "--snapshot", &snap]);
+    assert_clean_error(&out, &["fig1-insert.json", "table_insert", "work budget"]);
+    let sets = |out: Output| {
+        assert!(out.status.success());
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v["mod"].clone(), v["ref"].clone())
+    };
+    let bounded = sets(pspa(&["modref", "--json", "--max-work", "1000000000", "--snapshot", &snap]));
+    let free = sets(pspa(&["modref", "--json", "--snapshot", &snap]));
+    assert!(bounded.0.as_array().is_some_and(|m| !m.is_empty()));
+    assert_eq!(bounded, free);
+}

@@ -106,6 +106,13 @@ cl::opt<bool> PspaEager(
              "is checked against"),
     cl::init(false), cl::cat(klee::MiscCat));
 
+cl::opt<unsigned long long> PspaMaxWork(
+    "pspa-max-work",
+    cl::desc("Give up on a call, conservatively (it counts as failed), once its solve has "
+             "offered this many points-to elements to sets: about 0.4 s here for the "
+             "default 200000000; 0 means no bound. Deterministic, unlike a time limit"),
+    cl::init(200000000ULL), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaStats(
     "pspa-stats",
     cl::desc("Print how the plugin read the states (pointer slots by kind) and why reuse "
@@ -298,7 +305,7 @@ public:
     rust::String name = rust::String::lossy(m.getModuleIdentifier());
     engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
                                                           PspaMode == Mode::SPA, !PspaNoReuse,
-                                                          PspaAllGlobals, PspaEager));
+                                                          PspaAllGlobals, PspaEager, PspaMaxWork));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());
@@ -583,7 +590,10 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
     llvm::errs() << "KLEE: done: pspa analyses = " << s.analyses << ", reused = " << s.reuse_hits
                  << " (reuse ratio " << format("%.4f", ratio) << ")\n";
   }
-  llvm::errs() << "KLEE: done: pspa failures = " << statFailures.getValue() << "\n";
+  llvm::errs() << "KLEE: done: pspa failures = " << statFailures.getValue();
+  if (s.over_budget)
+    llvm::errs() << " (" << s.over_budget << " over the work budget)";
+  llvm::errs() << "\n";
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::errs() << "KLEE: done: pspa time = " << format("%.3f", secs) << " s ("
                << format("%.2f", total > 0 ? 100.0 * secs / total : 0.0) << "% of the run)\n";
