@@ -124,6 +124,15 @@ pub struct Solver<'p> {
     /// are normalised each round; a hash set of all edges cost 300 MB on SQLite).
     edge_adds: usize,
     changed: Vec<bool>,
+    /// The nodes `changed` may be set for (a superset): each round touches these, not every
+    /// node. A local analysis seeds thousands of field nodes and walks a list one cell a
+    /// round; scanning every node each round made it quadratic.
+    changed_list: Vec<Node>,
+    /// Cycle detection's arrays, kept between rounds.
+    scc: crate::scc::Scratch,
+    /// Representatives that may have successors (a superset, `listed` marks members).
+    succ_nodes: Vec<Node>,
+    listed: Vec<bool>,
     dirty: Vec<Node>,
     in_dirty: Vec<bool>,
     geps: Vec<Gep>,
@@ -186,6 +195,10 @@ impl<'p> Solver<'p> {
             complex: vec![Vec::new(); prog.num_vars as usize],
             edge_adds: 0,
             changed: vec![false; prog.num_vars as usize],
+            changed_list: Vec::new(),
+            scc: Default::default(),
+            succ_nodes: Vec::new(),
+            listed: vec![false; prog.num_vars as usize],
             dirty: Vec::new(),
             in_dirty: vec![false; prog.num_vars as usize],
             geps: Vec::new(),
@@ -234,6 +247,7 @@ impl<'p> Solver<'p> {
         self.succ_dirty.push(false);
         self.complex.push(Vec::new());
         self.changed.push(false);
+        self.listed.push(false);
         self.in_dirty.push(false);
         n
     }
@@ -424,6 +438,7 @@ impl<'p> Solver<'p> {
         let so = std::mem::take(&mut self.succ[o as usize]);
         self.succ[r as usize].extend(so);
         self.succ_dirty[r as usize] = true;
+        self.note_succ(r);
         let co = std::mem::take(&mut self.complex[o as usize]);
         self.complex[r as usize].extend(co);
         if self.ext == o {
@@ -447,7 +462,10 @@ impl<'p> Solver<'p> {
     }
 
     fn mark_changed(&mut self, r: Node) {
-        self.changed[r as usize] = true;
+        if !self.changed[r as usize] {
+            self.changed[r as usize] = true;
+            self.changed_list.push(r);
+        }
         if !self.complex[r as usize].is_empty() && !self.in_dirty[r as usize] {
             self.in_dirty[r as usize] = true;
             self.dirty.push(r);
@@ -468,6 +486,7 @@ impl<'p> Solver<'p> {
             return;
         }
         self.succ[ra as usize].push(rb);
+        self.note_succ(ra);
         self.succ_dirty[ra as usize] = true;
         self.edge_adds += 1;
         if !self.pts[ra as usize].is_empty() {
@@ -821,7 +840,7 @@ impl<'p> Solver<'p> {
             if log::log_enabled!(log::Level::Trace) {
                 self.trace_big_sets();
             }
-            if !grew && self.dirty.is_empty() && !self.changed.iter().any(|&c| c) {
+            if !grew && self.dirty.is_empty() && self.changed_list.is_empty() {
                 break;
             }
         }
@@ -861,10 +880,14 @@ impl<'p> Solver<'p> {
     fn collapse_cycles(&mut self) -> Vec<Node> {
         let n = self.rep.len();
         self.normalize_succ();
-        let roots = (0..n as Node).filter(|&v| self.rep[v as usize] == v && !self.succ[v as usize].is_empty());
-        let comps = crate::scc::tarjan(n, roots, |v| &self.succ[v as usize]);
+        let listed = self.succ_nodes.clone();
+        let roots = listed.into_iter().filter(|&v| self.rep[v as usize] == v && !self.succ[v as usize].is_empty());
+        let mut scratch = std::mem::take(&mut self.scc);
+        let succ = &self.succ;
+        let comps = scratch.run(n, roots, |v| &succ[v as usize]);
         let order: Vec<Node> = comps.iter().map(|c| c[0]).collect();
-        let sccs: Vec<Vec<Node>> = comps.into_iter().filter(|c| c.len() > 1).collect();
+        let sccs: Vec<Vec<Node>> = comps.iter().filter(|c| c.len() > 1).map(|c| c.to_vec()).collect();
+        self.scc = scratch;
         for comp in sccs {
             self.stats.merged_in_cycles += comp.len() - 1;
             let mut r = comp[0];
@@ -877,11 +900,24 @@ impl<'p> Solver<'p> {
     }
 
     /// Successor lists as representatives, without self loops or duplicates.
+    /// `v` has successors: list it for the per-round passes.
+    fn note_succ(&mut self, v: Node) {
+        if !self.listed[v as usize] {
+            self.listed[v as usize] = true;
+            self.succ_nodes.push(v);
+        }
+    }
+
     fn normalize_succ(&mut self) {
-        for v in 0..self.rep.len() as Node {
-            if self.rep[v as usize] != v || self.succ[v as usize].is_empty() {
-                continue;
-            }
+        // Only listed nodes can have successors; drop those that no longer do.
+        let mut nodes = std::mem::take(&mut self.succ_nodes);
+        nodes.retain(|&v| {
+            let keep = self.rep[v as usize] == v && !self.succ[v as usize].is_empty();
+            self.listed[v as usize] = keep;
+            keep
+        });
+        nodes.sort_unstable();
+        for &v in &nodes {
             // Sorting every list every round was 8 % of a SQLite solve: only lists that grew
             // or point to a node merged away since.
             if !std::mem::take(&mut self.succ_dirty[v as usize]) && self.succ[v as usize].iter().all(|&w| self.rep[w as usize] == w) {
@@ -896,6 +932,8 @@ impl<'p> Solver<'p> {
             s.retain(|&w| w != v);
             self.succ[v as usize] = s;
         }
+        nodes.append(&mut self.succ_nodes);
+        self.succ_nodes = nodes;
     }
 
     /// Whether the work budget is spent (checked often enough to stop within a fraction of
@@ -933,15 +971,22 @@ impl<'p> Solver<'p> {
             self.succ[v2 as usize].extend(succs);
             if v2 != v {
                 self.succ_dirty[v2 as usize] = true;
+                self.note_succ(v2);
             }
         }
-        // Nodes without outgoing edges have nothing to propagate.
-        for v in 0..self.changed.len() {
+        // Nodes without outgoing edges have nothing to propagate; the others stay listed.
+        let mut list = std::mem::take(&mut self.changed_list);
+        list.retain(|&v| {
+            let v = v as usize;
             if self.changed[v] && self.succ[v].is_empty() {
                 self.changed[v] = false;
                 self.pdelta[v] = RoaringBitmap::new();
             }
-        }
+            self.changed[v]
+        });
+        list.sort_unstable();
+        list.dedup();
+        self.changed_list = list;
     }
 
     /// Apply complex constraints to new facts; returns whether anything grew.
