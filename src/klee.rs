@@ -261,6 +261,12 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             })
             .collect()
     });
+    if !dump.is_empty() {
+        // The whole projection, written before the analysis so that a call that fails
+        // can be replayed too; the analysis reads the state again, as it would.
+        let full = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
+        std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(&full, "final.bc", None, false))? + "\n")?;
+    }
     // The C++ view borrows the session for names: a view is made for each request.
     let t = std::time::Instant::now();
     let read_micros = &mut e.read_micros;
@@ -279,16 +285,6 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
         (g, abs, result, stats)
     };
     if !dump.is_empty() {
-        // A snapshot holds the whole projection, read now if the analysis left objects
-        // unread, so that replaying it checks the on-demand answer against a full state.
-        let full;
-        let g = if g.opaque() > 0 {
-            full = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
-            &full
-        } else {
-            &g
-        };
-        std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(g, "final.bc", None, false))? + "\n")?;
         // The sets KLEE saw, next to the snapshot: replaying it must give the same.
         let rep = ModRefReport {
             schema: "pspa.modref/1",

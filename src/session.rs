@@ -75,6 +75,11 @@ pub struct Session {
     /// the reference the slices are checked against).
     pub slices_on: bool,
     slices: FxHashMap<Vec<FuncId>, Rc<Slice>>,
+    /// Variables of the cached slices (the cache is dropped beyond the program's).
+    slice_vars: u64,
+    /// Slice roots whose solve went over the work budget: later calls over the same code
+    /// fail at once instead of spending the budget again.
+    over_budget: rustc_hash::FxHashSet<Vec<FuncId>>,
     slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
 }
 
@@ -120,7 +125,16 @@ impl Session {
             canon = Some(c);
         }
         let t = Instant::now();
-        let slice = self.slices_on.then(|| self.slice_for(abs));
+        let roots = self.slice_roots(abs);
+        if self.max_work.is_some() && self.over_budget.contains(&roots) {
+            // The same code went over the budget before: states differ little next to it.
+            self.cache.stats.over_budget += 1;
+            bail!(
+                "the analysis of `{}` needs more than its work budget (--max-work; known from an earlier call over the same code)",
+                self.prog.functions[abs.function as usize].name
+            );
+        }
+        let slice = self.slices_on.then(|| self.slice_for(&roots));
         let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), self.max_work);
         let over = ca.over_budget();
         let result = (!over).then(|| ca.result(abs, need_post));
@@ -130,6 +144,7 @@ impl Session {
         self.cache.stats.solve_ms += solve_ms;
         let Some(result) = result else {
             self.cache.stats.over_budget += 1;
+            self.over_budget.insert(roots);
             bail!(
                 "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
                 self.prog.functions[abs.function as usize].name,
@@ -152,7 +167,30 @@ impl Session {
 
     /// The slice a miss solves over: the callee and the functions the state points to,
     /// with what they reach (cached per set of roots; a few per callee in practice).
-    fn slice_for(&mut self, abs: &AbstractState) -> Rc<Slice> {
+    fn slice_for(&mut self, roots: &[FuncId]) -> Rc<Slice> {
+        // A slice copies the program's layouts: one made before a state brought a new type
+        // (`layout_for`) lacks it, and is made again.
+        if let Some(sl) = self.slices.get(roots).filter(|sl| sl.prog.layouts.len() == self.prog.layouts.len()) {
+            return sl.clone();
+        }
+        // Bounded by count and by size: a slice of most of the program is a copy of it.
+        if self.slices.len() >= MAX_SLICES || self.slice_vars > self.prog.num_vars as u64 {
+            self.slices.clear();
+            self.slice_vars = 0;
+        }
+        let reach = self.reach.get_or_init(|| Reach::new(&self.prog));
+        // Objects, constraints and initialisers never change after the front end (states
+        // only add layouts), so the index is built once.
+        let index = self.slice_index.get_or_init(|| ProgramIndex::new(&self.prog));
+        let sl = Rc::new(Slice::new(&self.prog, reach, index, roots));
+        self.slice_vars += sl.prog.num_vars as u64;
+        self.slices.insert(roots.to_vec(), sl.clone());
+        sl
+    }
+
+    /// The functions a miss's slice is rooted at: the callee and the functions the state
+    /// points to.
+    fn slice_roots(&self, abs: &AbstractState) -> Vec<FuncId> {
         let mut roots: Vec<FuncId> = vec![abs.function];
         let funcs = abs.args.iter().flatten().chain(abs.edges.iter().map(|(_, t)| t));
         roots.extend(funcs.filter_map(|l| match *l {
@@ -161,21 +199,7 @@ impl Session {
         }));
         roots.sort_unstable();
         roots.dedup();
-        // A slice copies the program's layouts: one made before a state brought a new type
-        // (`layout_for`) lacks it, and is made again.
-        if let Some(sl) = self.slices.get(&roots).filter(|sl| sl.prog.layouts.len() == self.prog.layouts.len()) {
-            return sl.clone();
-        }
-        if self.slices.len() >= MAX_SLICES {
-            self.slices.clear();
-        }
-        let reach = self.reach.get_or_init(|| Reach::new(&self.prog));
-        // Objects, constraints and initialisers never change after the front end (states
-        // only add layouts), so the index is built once.
-        let index = self.slice_index.get_or_init(|| ProgramIndex::new(&self.prog));
-        let sl = Rc::new(Slice::new(&self.prog, reach, index, &roots));
-        self.slices.insert(roots, sl.clone());
-        sl
+        roots
     }
 
     /// Reuse statistics.
@@ -204,6 +228,8 @@ impl Session {
             reach: once_cell::unsync::OnceCell::new(),
             slices_on: true,
             slices: FxHashMap::default(),
+            slice_vars: 0,
+            over_budget: Default::default(),
             slice_index: once_cell::unsync::OnceCell::new(),
         })
     }
