@@ -261,25 +261,34 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             })
             .collect()
     });
-    if !dump.is_empty() {
-        // The whole projection, written before the analysis so that a call that fails
-        // can be replayed too; the analysis reads the state again, as it would.
+    // A dumped call: the whole projection is read, written before the analysis (so that a
+    // call that fails can be replayed too), and the analysis reads it instead of KLEE's
+    // state (each object is read from KLEE once).
+    let full = if dump.is_empty() {
+        None
+    } else {
         let full = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
         std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(&full, "final.bc", None, false))? + "\n")?;
-    }
+        Some(full)
+    };
     // The C++ view borrows the session for names: a view is made for each request.
     let t = std::time::Instant::now();
     let read_micros = &mut e.read_micros;
     let (g, abs, result, stats) = if session.on_demand {
         session.analyze_on_demand(&mut |sess, g, what| {
             let t = std::time::Instant::now();
-            let st = KleeState { view: state, session: sess, function: f, globals };
-            let r = crate::session::fetch(&st, sess.roots(), g, what);
+            let r = match &full {
+                Some(full) => crate::session::fetch(full, sess.roots(), g, what),
+                None => crate::session::fetch(&KleeState { view: state, session: sess, function: f, globals }, sess.roots(), g, what),
+            };
             *read_micros += t.elapsed().as_micros() as u64;
             r
         })?
     } else {
-        let g = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
+        let g = match full {
+            Some(full) => full,
+            None => MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?,
+        };
         *read_micros += t.elapsed().as_micros() as u64;
         let (abs, result, stats) = session.analyze_graph(&g, None, false)?;
         (g, abs, result, stats)

@@ -238,7 +238,13 @@ impl<'p> CallAnalysis<'p> {
             if o.opaque && (read || walked.contains(so)) {
                 demand.push(i as u32);
             }
-            if read {
+            if walked.contains(so) {
+                // A deep access reads every field of what it walks.
+                match (s.is_fi(so), o.layout) {
+                    (false, Some(l)) => fields.extend((0..range.end - range.start).map(|f| (Some(l), f))),
+                    _ => fields.push((None, 0)),
+                }
+            } else if read {
                 if s.is_fi(so) {
                     fields.push((None, 0));
                 } else if let Some(l) = o.layout {

@@ -179,3 +179,30 @@ struct Projection {
     /// Objects known to hold globals.
     globals: FxHashSet<StateObjId>,
 }
+
+/// A projected graph read back as a state: the objects it holds, with their slots (what a
+/// dumped snapshot holds). The KLEE plugin analyses a call it dumps through this, so that
+/// the state is read once. Objects the graph left opaque have no slots here.
+impl SymbolicState for MemoryGraph {
+    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
+        (&self.function, self.args.clone())
+    }
+
+    fn globals(&self) -> Vec<(String, StateObjId)> {
+        let mut v = self.globals.clone();
+        v.sort_unstable();
+        v
+    }
+
+    fn global(&self, name: &str) -> Option<StateObjId> {
+        self.globals.iter().find(|(g, _)| g == name).map(|(_, id)| *id)
+    }
+
+    fn object(&self, id: StateObjId) -> Option<crate::state::StateObject> {
+        self.index.get(&id).map(|&i| self.objects[i as usize].0.clone())
+    }
+
+    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
+        self.index.get(&id).map(|&i| self.objects[i as usize].1.clone()).unwrap_or_default()
+    }
+}

@@ -19,7 +19,7 @@ use crate::snapshot::LoadedSnapshot;
 use crate::state::SymbolicState;
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::time::Instant;
 
@@ -80,6 +80,9 @@ pub struct Session {
     /// Slice roots whose solve went over the work budget: later calls over the same code
     /// fail at once instead of spending the budget again.
     over_budget: rustc_hash::FxHashSet<Vec<FuncId>>,
+    /// Per function, the fields its calls read so far: a new call fetches along them from
+    /// the start, so that a walk needs one round, not one per doubling.
+    predicted: FxHashMap<FuncId, rustc_hash::FxHashSet<(Option<LayoutId>, u32)>>,
     slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
 }
 
@@ -230,6 +233,7 @@ impl Session {
             slices: FxHashMap::default(),
             slice_vars: 0,
             over_budget: Default::default(),
+            predicted: Default::default(),
             slice_index: once_cell::unsync::OnceCell::new(),
         })
     }
@@ -344,14 +348,20 @@ impl Session {
     }
 
     /// The analysis of a call whose state is read on demand (no post-state: for calls
-    /// that are not skipped). The projection starts with its roots opaque; each round
-    /// solves (or reuses a summary of) the partial state, and fetches the opaque objects
-    /// whose contents the answer read, looking ahead along the fields it read. When the
-    /// answer read no opaque object it is the answer over the whole projection: the
-    /// contents left unread flow nowhere, so they cannot add a points-to fact, a mod or a
-    /// ref (the fetched part is the same, and an opaque object is in the sets exactly
-    /// when a pointer to it is). Reuse is keyed by the partial state, opaque objects
-    /// included, so a summary of a round answers the same round of an isomorphic state.
+    /// that are not skipped). Each round solves (or reuses a summary of) a partial state:
+    /// the roots, and what is reachable from them through the fields F (by layout) known
+    /// to be read, each object reached read if its layout has a field in F, the rest
+    /// opaque. A round's answer says which opaque objects it read and which fields; F
+    /// grows by those and the next round fetches again, until an answer reads no opaque
+    /// object. That answer is the answer over the whole projection: the contents left
+    /// unread flow nowhere, so they cannot add a points-to fact, a mod or a ref (the
+    /// fetched part is the same, and an opaque object is in the sets exactly when a
+    /// pointer to it is).
+    ///
+    /// F starts with the fields earlier calls of the function read, so a call usually
+    /// takes one round. A round's partial state is a function of the state and F, so two
+    /// isomorphic states with the same F give isomorphic rounds, and reuse (keyed by the
+    /// partial state, opaque objects included) takes each round from the cache.
     ///
     /// `read` lends the state: it fills `g` from the roots (`Fetch::Roots`) or fetches
     /// objects of it.
@@ -362,6 +372,10 @@ impl Session {
         let t = Instant::now();
         let mut g = MemoryGraph::default();
         read(self, &mut g, Fetch::Roots)?;
+        let roots = g.objects.len();
+        let function = self.prog.function_by_name(&g.function);
+        let mut fields = function.and_then(|f| self.predicted.get(&f)).cloned().unwrap_or_default();
+        self.fetch_closure(&mut g, roots, &fields, read)?;
         let mut solve_total = 0.0;
         let mut reused_all = true;
         let mut rounds = 0;
@@ -371,8 +385,13 @@ impl Session {
             let (result, reused, solve_ms) = self.solve_or_reuse(&abs, false)?;
             solve_total += solve_ms;
             reused_all &= reused;
+            let known = fields.len();
+            fields.extend(result.read_fields.iter().copied());
             if result.demand.is_empty() {
                 self.count_call(reused_all);
+                if let Some(f) = function {
+                    self.predicted.insert(f, fields);
+                }
                 let st = &mut self.cache.stats;
                 st.fetch_rounds += rounds as u64;
                 st.objects_met += g.objects.len() as u64;
@@ -392,56 +411,61 @@ impl Session {
                 read(self, &mut g, Fetch::All)?;
                 continue;
             }
-            self.fetch_ahead(&mut g, &result, read)?;
+            // What was demanded, always (progress), and the closure when F grew.
+            read(self, &mut g, Fetch::Objects(&result.demand))?;
+            if fields.len() > known {
+                self.fetch_closure(&mut g, roots, &fields, read)?;
+            }
         }
     }
 
-    /// Fetch the objects `r` demands, then, breadth first, the opaque objects they point
-    /// to through fields `r` read (a walk down a list reads the same field of every cell),
-    /// up to as many objects again as the graph had fetched: the rounds a long walk needs
-    /// grow logarithmically, and the part fetched stays within about twice what is read.
-    fn fetch_ahead(
+    /// Fetch, breadth first from the first `roots` objects of `g` and its globals, every
+    /// object whose layout has a field in `fields`, following the slots of fetched objects
+    /// whose field is in `fields` (at most `MAX_PREFETCH` objects a time). Deterministic:
+    /// a function of the state and `fields`.
+    fn fetch_closure(
         &mut self,
         g: &mut MemoryGraph,
-        r: &CallResult,
+        roots: usize,
+        fields: &rustc_hash::FxHashSet<(Option<LayoutId>, u32)>,
         read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
     ) -> Result<()> {
-        let fetched = g.fetched.iter().filter(|f| **f).count();
-        let mut budget = fetched.max(8);
-        let follow: rustc_hash::FxHashSet<(Option<LayoutId>, u32)> = r.read_fields.iter().copied().collect();
-        let mut wave: Vec<u32> = r.demand.clone();
-        loop {
-            read(self, g, Fetch::Objects(&wave))?;
-            if follow.is_empty() || budget == 0 {
-                return Ok(());
+        if fields.is_empty() {
+            return Ok(());
+        }
+        let layouts: rustc_hash::FxHashSet<Option<LayoutId>> = fields.iter().map(|(l, _)| *l).collect();
+        let mut queue: VecDeque<u32> = (0..roots as u32).collect();
+        queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut budget = MAX_PREFETCH;
+        while let Some(i) = queue.pop_front() {
+            if !seen.insert(i) {
+                continue;
             }
-            let mut next = Vec::new();
-            for &i in &wave {
-                let layout = self.layout_of_object(g, i);
-                for sl in &g.objects[i as usize].1 {
-                    let key = match layout {
-                        Some(l) => (Some(l), self.prog.layouts[l as usize].field_at(sl.offset as i64)),
-                        None => (None, 0),
-                    };
-                    if !follow.contains(&key) {
-                        continue;
-                    }
-                    for t in &sl.targets {
-                        if let crate::state::Target::Object { id, .. } = t {
-                            let j = g.index[id];
-                            if !g.fetched[j as usize] && !next.contains(&j) && budget > 0 {
-                                next.push(j);
-                                budget -= 1;
-                            }
-                        }
+            let layout = self.layout_of_object(g, i);
+            if !g.fetched[i as usize] {
+                if budget == 0 || !layouts.contains(&layout) {
+                    continue;
+                }
+                budget -= 1;
+                read(self, g, Fetch::Objects(&[i]))?;
+            }
+            for sl in &g.objects[i as usize].1 {
+                let key = match layout {
+                    Some(l) => (Some(l), self.prog.layouts[l as usize].field_at(sl.offset as i64)),
+                    None => (None, 0),
+                };
+                if !fields.contains(&key) {
+                    continue;
+                }
+                for t in &sl.targets {
+                    if let crate::state::Target::Object { id, .. } = t {
+                        queue.push_back(g.index[id]);
                     }
                 }
             }
-            if next.is_empty() {
-                return Ok(());
-            }
-            wave = next;
         }
+        Ok(())
     }
 
     /// The layout object `i` of `g` gets in the abstraction (None: field-insensitive).
@@ -481,6 +505,9 @@ pub enum Fetch<'a> {
     /// Everything reachable (after `MAX_FETCH_ROUNDS` rounds).
     All,
 }
+
+/// Objects fetched ahead of demand in one step, at most.
+const MAX_PREFETCH: usize = 1 << 14;
 
 /// Rounds of an on-demand projection before the rest is read at once.
 pub const MAX_FETCH_ROUNDS: usize = 16;
