@@ -96,7 +96,7 @@ pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<
     let t = Instant::now();
     solver.solve(entries);
     log::debug!("solved; resident {} MB", resident_mb());
-    if std::env::var("PSPA_TRACE_ROUNDS").is_ok() { eprintln!("rounds {} nodes {} edges {} work {}", solver.stats.rounds, solver.num_nodes(), solver.stats.copy_edges, solver.stats.work); }
+    log::debug!("{} rounds, {} nodes, {} copy edges, work {}", solver.stats.rounds, solver.num_nodes(), solver.stats.copy_edges, solver.stats.work);
     // An incomplete solve has no meaningful mod/ref: its caller gives up on it.
     let modref = if solver.over_budget { ModRef::default() } else { modref::compute(&solver) };
     log::debug!("mod/ref computed; resident {} MB", resident_mb());

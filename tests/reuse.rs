@@ -281,3 +281,19 @@ proptest! {
         prop_assert_eq!(&rb.refset, &fb.refset);
     }
 }
+
+#[test]
+fn code_over_the_work_budget_fails_at_once_the_next_time() {
+    // A budget of one points-to element stops the first solve; the next call over the
+    // same code (same callee, no function pointers in the state) fails without solving.
+    let mut s = session();
+    s.max_work = Some(1);
+    let st = fig1_state(&sample(), &|id| id, &[]);
+    let e1 = s.analyze_snapshot(&load(&st)).unwrap_err().to_string();
+    let runs = s.reuse_stats().solver_runs;
+    let e2 = s.analyze_snapshot(&load(&st)).unwrap_err().to_string();
+    assert!(e1.contains("work budget") && !e1.contains("earlier call"), "{e1}");
+    assert!(e2.contains("known from an earlier call"), "{e2}");
+    assert_eq!(s.reuse_stats().solver_runs, runs, "the second call ran no solver");
+    assert_eq!(s.reuse_stats().over_budget, 2);
+}
