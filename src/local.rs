@@ -34,9 +34,18 @@ pub struct CallResult {
     /// Opaque objects of the initial state whose contents the analysis read: the answer
     /// holds only once they are fetched (empty: it holds for the whole state).
     pub demand: Vec<u32>,
-    /// The fields the analysis read, by layout (None: field-insensitive objects): where
-    /// an on-demand projection looks ahead when it fetches.
-    pub read_fields: Vec<(Option<LayoutId>, u32)>,
+    /// The fields the analysis read: where an on-demand projection looks ahead when it
+    /// fetches.
+    pub read_fields: Vec<ReadKey>,
+}
+
+/// A kind of field the analysis read: field N of objects of a layout, or anything in an
+/// untyped (field-insensitive) object of a static site. Isomorphic states read the same
+/// keys (isomorphisms keep layouts and sites).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReadKey {
+    Field(LayoutId, u32),
+    Untyped(String),
 }
 
 impl CallResult {
@@ -222,7 +231,7 @@ impl<'p> CallAnalysis<'p> {
     /// The opaque objects of `abs` whose contents the analysis read (a field was the
     /// source of a load, copy or escape edge, or a deep access walked the object), and
     /// the fields read per layout. Empty unless `abs` has opaque objects.
-    fn reads(&self, abs: &AbstractState) -> (Vec<u32>, Vec<(Option<LayoutId>, u32)>) {
+    fn reads(&self, abs: &AbstractState) -> (Vec<u32>, Vec<ReadKey>) {
         if !abs.objects.iter().any(|o| o.opaque) {
             return (Vec::new(), Vec::new());
         }
@@ -238,18 +247,17 @@ impl<'p> CallAnalysis<'p> {
             if o.opaque && (read || walked.contains(so)) {
                 demand.push(i as u32);
             }
-            if walked.contains(so) {
-                // A deep access reads every field of what it walks.
-                match (s.is_fi(so), o.layout) {
-                    (false, Some(l)) => fields.extend((0..range.end - range.start).map(|f| (Some(l), f))),
-                    _ => fields.push((None, 0)),
+            if !(read || walked.contains(so)) {
+                continue;
+            }
+            match o.layout {
+                // A deep access reads every field of what it walks; a collapsed object's
+                // fields are one.
+                Some(l) if walked.contains(so) || s.is_fi(so) => {
+                    fields.extend((0..s.prog.layouts[l as usize].abs_size()).map(|f| ReadKey::Field(l, f)));
                 }
-            } else if read {
-                if s.is_fi(so) {
-                    fields.push((None, 0));
-                } else if let Some(l) = o.layout {
-                    fields.extend(reads.range(range.start..range.end).map(|n| (Some(l), n - range.start)));
-                }
+                Some(l) => fields.extend(reads.range(range.start..range.end).map(|n| ReadKey::Field(l, n - range.start))),
+                None => fields.push(ReadKey::Untyped(o.site.clone())),
             }
         }
         fields.sort_unstable();

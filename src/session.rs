@@ -11,7 +11,7 @@ use crate::slice::{ProgramIndex, Slice};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use crate::frontend::{self, FrontOptions, Module};
-use crate::local::{self, CallResult};
+use crate::local::{self, CallResult, ReadKey};
 use crate::summaries::{ReuseStats, SummaryCache};
 use crate::memory_graph::{MemoryGraph, Roots};
 use crate::reach::Reach;
@@ -82,7 +82,7 @@ pub struct Session {
     over_budget: rustc_hash::FxHashSet<Vec<FuncId>>,
     /// Per function, the fields its calls read so far: a new call fetches along them from
     /// the start, so that a walk needs one round, not one per doubling.
-    predicted: FxHashMap<FuncId, rustc_hash::FxHashSet<(Option<LayoutId>, u32)>>,
+    predicted: FxHashMap<FuncId, rustc_hash::FxHashSet<ReadKey>>,
     slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
 }
 
@@ -386,7 +386,7 @@ impl Session {
             solve_total += solve_ms;
             reused_all &= reused;
             let known = fields.len();
-            fields.extend(result.read_fields.iter().copied());
+            fields.extend(result.read_fields.iter().cloned());
             if result.demand.is_empty() {
                 self.count_call(reused_all);
                 if let Some(f) = function {
@@ -427,13 +427,17 @@ impl Session {
         &mut self,
         g: &mut MemoryGraph,
         roots: usize,
-        fields: &rustc_hash::FxHashSet<(Option<LayoutId>, u32)>,
+        fields: &rustc_hash::FxHashSet<ReadKey>,
         read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
     ) -> Result<()> {
         if fields.is_empty() {
             return Ok(());
         }
-        let layouts: rustc_hash::FxHashSet<Option<LayoutId>> = fields.iter().map(|(l, _)| *l).collect();
+        // Which objects may be read at all: those of a layout with a field read, and the
+        // untyped objects of a site read.
+        let layouts: rustc_hash::FxHashSet<LayoutId> =
+            fields.iter().filter_map(|k| if let ReadKey::Field(l, _) = k { Some(*l) } else { None }).collect();
+        let untyped = |site: &str| fields.contains(&ReadKey::Untyped(site.to_string()));
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
         let mut seen = rustc_hash::FxHashSet::default();
@@ -443,19 +447,23 @@ impl Session {
                 continue;
             }
             let layout = self.layout_of_object(g, i);
+            let wanted = match layout {
+                Some(l) => layouts.contains(&l),
+                None => untyped(&g.objects[i as usize].0.site),
+            };
             if !g.fetched[i as usize] {
-                if budget == 0 || !layouts.contains(&layout) {
+                if budget == 0 || !wanted {
                     continue;
                 }
                 budget -= 1;
                 read(self, g, Fetch::Objects(&[i]))?;
             }
             for sl in &g.objects[i as usize].1 {
-                let key = match layout {
-                    Some(l) => (Some(l), self.prog.layouts[l as usize].field_at(sl.offset as i64)),
-                    None => (None, 0),
+                let follow = match layout {
+                    Some(l) => fields.contains(&ReadKey::Field(l, self.prog.layouts[l as usize].field_at(sl.offset as i64))),
+                    None => wanted,
                 };
-                if !fields.contains(&key) {
+                if !follow {
                     continue;
                 }
                 for t in &sl.targets {
