@@ -237,6 +237,7 @@ impl<'p> CallAnalysis<'p> {
         }
         let s = &self.analysis.solver;
         let reads = s.reads();
+        let loads = s.loads();
         let walked = &self.analysis.modref.walked;
         let mut demand = Vec::new();
         let mut fields = Vec::new();
@@ -253,11 +254,17 @@ impl<'p> CallAnalysis<'p> {
             match o.layout {
                 // A deep access reads every field of what it walks; a collapsed object's
                 // fields are one.
-                Some(l) if walked.contains(so) || s.is_fi(so) => {
+                Some(l) if walked.contains(so) || (s.is_fi(so) && loads.range_cardinality(range.start..range.end) > 0) => {
                     fields.extend((0..s.prog.layouts[l as usize].abs_size()).map(|f| ReadKey::Field(l, f)));
                 }
-                Some(l) => fields.extend(reads.range(range.start..range.end).map(|n| ReadKey::Field(l, n - range.start))),
-                None => fields.push(ReadKey::Untyped(o.site.clone())),
+                // Only the fields loads read are followed: a copy reads the fields of what it
+                // copies (demanded above) but walks nowhere.
+                Some(_) if s.is_fi(so) => {}
+                Some(l) => fields.extend(loads.range(range.start..range.end).map(|n| ReadKey::Field(l, n - range.start))),
+                None if loads.range_cardinality(range.start..range.end) > 0 || walked.contains(so) => {
+                    fields.push(ReadKey::Untyped(o.site.clone()))
+                }
+                None => {}
             }
         }
         fields.sort_unstable();

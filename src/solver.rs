@@ -164,6 +164,9 @@ pub struct Solver<'p> {
     /// an object of the state only when one of its fields is here: contents that flow
     /// nowhere cannot change any answer.
     reads: Option<RoaringBitmap>,
+    /// Of those, the fields a load read: where a walk goes (`p = p->next`), as opposed to a
+    /// copy, which reads the fields of the objects it copies and nothing beyond them.
+    loads: RoaringBitmap,
     /// Stop once this much work is done (`stats.work`); the answer is then incomplete and
     /// `over_budget` says so (a call's analysis must not cost more than it can save).
     pub budget: Option<u64>,
@@ -217,6 +220,7 @@ impl<'p> Solver<'p> {
             merge_keys: FxHashMap::default(),
             cover_memo: Default::default(),
             reads: None,
+            loads: RoaringBitmap::new(),
             budget: None,
             over_budget: false,
             stats: SolverStats::default(),
@@ -260,6 +264,11 @@ impl<'p> Solver<'p> {
     /// The field nodes read so far (empty unless `track_reads` was called).
     pub fn reads(&self) -> RoaringBitmap {
         self.reads.clone().unwrap_or_default()
+    }
+
+    /// The field nodes loads read so far (a subset of `reads`).
+    pub fn loads(&self) -> &RoaringBitmap {
+        &self.loads
     }
 
     /// Add an object (a unique site of a seeded state, or a model allocation).
@@ -1048,6 +1057,9 @@ impl<'p> Solver<'p> {
             Cx::Load { dst, size } => {
                 for loc in delta.iter() {
                     for f in self.covering(loc, size).iter() {
+                        if self.reads.is_some() {
+                            self.loads.insert(f);
+                        }
                         self.add_edge(f, dst);
                     }
                 }

@@ -526,9 +526,9 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
     // A store of an int through the argument reads no memory of the state.
     assert_eq!((fetched(set_hits), set_hits.stats.fetch_rounds), (0, 1));
     assert!(set_hits.modset.iter().any(|l| l.starts_with("heap:build:")), "{:?}", set_hits.modset);
-    // memcpy reads every field of the source node, so the second round fetches every
-    // node reachable through node fields: the tree (31 nodes, from leaf->up) and spare.
-    assert_eq!((fetched(clone_into), clone_into.stats.fetch_rounds), (32, 2));
+    // memcpy reads every field of the source node: it is fetched (second round), and
+    // nothing else is, since a copy walks nowhere (no load reads the copied pointers).
+    assert_eq!((fetched(clone_into), clone_into.stats.fetch_rounds), (1, 2));
     // fire reads leaf->cb, then record reads log_table[0] (the global table reached only
     // through a function pointer in memory) and writes log_slot's fields: two objects
     // read. log_slot's own fields are ints (count++ loads no pointer), so it stays opaque
