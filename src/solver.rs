@@ -130,6 +130,12 @@ pub struct Solver<'p> {
     changed_list: Vec<Node>,
     /// Cycle detection's arrays, kept between rounds.
     scc: crate::scc::Scratch,
+    /// Each node's position in the last topological order (u32::MAX: none yet), the copy
+    /// edges added by then, and the rounds since: cycle detection runs again only when
+    /// the copy graph grew enough (see `solve`).
+    topo_pos: Vec<u32>,
+    scc_edges: usize,
+    scc_rounds: usize,
     /// Representatives that may have successors (a superset, `listed` marks members).
     succ_nodes: Vec<Node>,
     listed: Vec<bool>,
@@ -200,6 +206,9 @@ impl<'p> Solver<'p> {
             changed: vec![false; prog.num_vars as usize],
             changed_list: Vec::new(),
             scc: Default::default(),
+            topo_pos: vec![u32::MAX; prog.num_vars as usize],
+            scc_edges: 0,
+            scc_rounds: 0,
             succ_nodes: Vec::new(),
             listed: vec![false; prog.num_vars as usize],
             dirty: Vec::new(),
@@ -252,6 +261,7 @@ impl<'p> Solver<'p> {
         self.complex.push(Vec::new());
         self.changed.push(false);
         self.listed.push(false);
+        self.topo_pos.push(u32::MAX);
         self.in_dirty.push(false);
         n
     }
@@ -836,8 +846,24 @@ impl<'p> Solver<'p> {
         }
         loop {
             self.stats.rounds += 1;
-            let topo = self.collapse_cycles();
-            self.propagate(&topo);
+            // Cycle detection and a full topological pass cost the copy graph's size. A
+            // round that added few edges since the last one (a walk down a list adds a
+            // couple a round, for hundreds of rounds) propagates only from the nodes that
+            // changed, in the last order: cycles found later are merged later, which
+            // costs time, never answers.
+            let grown = self.edge_adds - self.scc_edges;
+            if self.stats.rounds == 1 || self.scc_rounds >= 8 || grown > (self.scc_edges / 8).max(256) {
+                let topo = self.collapse_cycles();
+                for (i, &v) in topo.iter().enumerate() {
+                    self.topo_pos[v as usize] = i as u32;
+                }
+                self.scc_edges = self.edge_adds;
+                self.scc_rounds = 0;
+                self.propagate(&topo);
+            } else {
+                self.scc_rounds += 1;
+                self.propagate_changed();
+            }
             if self.out_of_budget() {
                 return;
             }
@@ -954,6 +980,42 @@ impl<'p> Solver<'p> {
         self.over_budget
     }
 
+    /// `propagate` from the changed nodes only, in the last topological order (nodes
+    /// without a position last), each node's successors that grow joining the pass.
+    fn propagate_changed(&mut self) {
+        use std::cmp::Reverse;
+        let mut heap: std::collections::BinaryHeap<Reverse<(u32, Node)>> = std::collections::BinaryHeap::new();
+        for i in 0..self.changed_list.len() {
+            let v = self.find(self.changed_list[i]);
+            if self.changed[v as usize] && !self.succ[v as usize].is_empty() {
+                heap.push(Reverse((self.topo_pos[v as usize], v)));
+            }
+        }
+        while let Some(Reverse((_, v))) = heap.pop() {
+            if self.out_of_budget() {
+                return;
+            }
+            // No node merges while propagating: v is a representative.
+            if !self.changed[v as usize] {
+                continue;
+            }
+            self.changed[v as usize] = false;
+            let delta = std::mem::take(&mut self.pdelta[v as usize]);
+            if delta.is_empty() {
+                continue;
+            }
+            let succs = std::mem::take(&mut self.succ[v as usize]);
+            for &w in &succs {
+                let w = self.find(w);
+                if w != v && self.grow(w, &delta) && !self.succ[w as usize].is_empty() {
+                    heap.push(Reverse((self.topo_pos[w as usize], w)));
+                }
+            }
+            self.succ[v as usize].extend(succs);
+        }
+        self.drop_unpropagated();
+    }
+
     fn propagate(&mut self, topo: &[Node]) {
         for &v in topo {
             if self.out_of_budget() {
@@ -983,7 +1045,11 @@ impl<'p> Solver<'p> {
                 self.note_succ(v2);
             }
         }
-        // Nodes without outgoing edges have nothing to propagate; the others stay listed.
+        self.drop_unpropagated();
+    }
+
+    /// Nodes without outgoing edges have nothing to propagate; the others stay listed.
+    fn drop_unpropagated(&mut self) {
         let mut list = std::mem::take(&mut self.changed_list);
         list.retain(|&v| {
             let v = v as usize;
