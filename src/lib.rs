@@ -15,6 +15,7 @@ pub mod local;
 pub mod memory_graph;
 pub mod modref;
 pub mod reach;
+pub mod reference;
 pub mod models;
 pub mod scc;
 pub mod session;

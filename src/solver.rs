@@ -155,6 +155,8 @@ pub struct Solver<'p> {
     pub accesses: Vec<Vec<(Access, bool)>>,
     /// The node standing for everything that escaped into unknown code.
     pub ext: Node,
+    /// Unknown code's read and write of everything escaped are in its accesses.
+    ext_accesses: bool,
     escaped: Vec<bool>,
     /// Field-insensitive objects: unknown type, or collapsed after an unknown offset.
     fi: Vec<bool>,
@@ -222,6 +224,7 @@ impl<'p> Solver<'p> {
             callees: vec![Vec::new(); nf + 1],
             accesses: vec![Vec::new(); nf + 1],
             ext: 0,
+            ext_accesses: false,
             escaped: Vec::new(),
             fi: Vec::new(),
             noncanon: RoaringBitmap::new(),
@@ -739,7 +742,11 @@ impl<'p> Solver<'p> {
                 if !self.callees[caller].contains(&x) {
                     self.callees[caller].push(x);
                 }
-                if self.accesses[x as usize].is_empty() {
+                // Once, and whatever else unknown code has: models of escaped library
+                // functions it calls add their accesses there too (an escaped `strlen`
+                // handled first once made unknown code read-only, which was unsound).
+                if !self.ext_accesses {
+                    self.ext_accesses = true;
                     self.accesses[x as usize].push((Access { ptr: ext, size: None, write: true }, false));
                     self.accesses[x as usize].push((Access { ptr: ext, size: None, write: false }, false));
                 }
