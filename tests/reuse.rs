@@ -297,3 +297,28 @@ fn code_over_the_work_budget_fails_at_once_the_next_time() {
     assert_eq!(s.reuse_stats().solver_runs, runs, "the second call ran no solver");
     assert_eq!(s.reuse_stats().over_budget, 2);
 }
+
+#[test]
+fn cache_is_bounded_in_size() {
+    // Distinct states (chains of 30 to 59 elements in one bucket, with different typed
+    // elements), one entry each. The count bound is set out of reach (2^20 per function),
+    // so an eviction can only come from the size bound; entries of 30+ element states hold
+    // hundreds of units, so it must come within the 480 states tried.
+    let mut s = session();
+    s.on_demand = false;
+    s.cache = pspa::summaries::SummaryCache::new(1 << 20);
+    let mut n = 0;
+    'outer: for len in 30..60usize {
+        for typed_mask in 0..16u32 {
+            let elems: Vec<(u8, u8, bool)> = (0..len).map(|i| (1, 0, i < 4 && typed_mask & (1 << i) != 0)).collect();
+            analyze(&mut s, &fig1_state(&elems, &|id| id, &[]));
+            n += 1;
+            if s.reuse_stats().evictions > 0 {
+                break 'outer;
+            }
+        }
+    }
+    let st = s.reuse_stats();
+    assert!(st.evictions > 0, "no eviction after {n} distinct states");
+    assert!(st.entries < n, "{} entries for {n} states", st.entries);
+}
