@@ -266,6 +266,27 @@ def cost(res, pairs):
     notes = ("Side by side with the patched KLEE without the plugin, same options, DFS. libtasn1 on its "
              "instruction budget (the wall ratio matters); SQLite and m4 for 60 s (the instruction ratio "
              "matters). The run's `KLEE: done: pspa ...` lines (--pspa-stats) say where the time went.\n")
+    # Where each run's analysis time went: its --pspa-stats lines, and the functions that
+    # cost most (from pspa-calls.csv).
+    for pair in pairs:
+        p, sel = pair.split(":")
+        r = run(res, p, f"cost-{sel}")
+        split = [l.strip()[len("KLEE: done: "):] for l in open(os.path.join(r["dir"], "klee.log"), errors="replace")
+                 if l.startswith(("KLEE: done: pspa time:", "KLEE: done: pspa projection:", "KLEE: done: pspa failures"))]
+        notes += f"\n**{p}, {'library files' if sel == 'files' else 'all functions'}.** " + "; ".join(split) + ".\n\n"
+        by = {}
+        for x in r["rows"]:
+            f = by.setdefault(x["function"], {"calls": 0, "reused": 0, "failed": 0, "us": 0, "read": []})
+            f["calls"] += 1
+            f["reused"] += x["reused"] == "1"
+            f["failed"] += x["ok"] == "0"
+            f["us"] += int(x["micros"])
+            f["read"].append(int(x.get("read_objects") or 0))
+        total = sum(f["us"] for f in by.values()) or 1
+        notes += "| function | calls | reused | failed | analysis (s) | share | objects read, median |\n|---|---|---|---|---|---|---|\n"
+        for name, f in sorted(by.items(), key=lambda kv: -kv[1]["us"])[:6]:
+            notes += (f"| `{name}` | {f['calls']:,} | {f['reused']:,} | {f['failed']:,} | {f['us'] / 1e6:.2f} | "
+                      f"{100 * f['us'] / total:.1f}% | {statistics.median(f['read']):,.0f} |\n")
     write(res, "cost", header, rows, notes)
     fig, ax = plt.subplots(figsize=(7, 3.5))
     ax.bar([f"{r[0]}\n{r[1]}" for r in rows], [float(r[9].rstrip("%")) for r in rows])
