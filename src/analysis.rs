@@ -213,13 +213,6 @@ impl<'p> Analysis<'p> {
         out
     }
 
-    /// Points-to of a memory location given by object label and byte offset.
-    pub fn points_to_of(&self, obj_label: &str, offset: i64) -> Option<Vec<String>> {
-        let s = &self.solver;
-        let o = s.objs.iter().position(|ob| ob.label == obj_label)? as u32;
-        Some(self.labels(&s.points_to(s.loc(o, offset))))
-    }
-
     /// The label of byte `offset` of the object labelled `obj_label`.
     pub fn loc_label(&self, obj_label: &str, offset: i64) -> Option<String> {
         let s = &self.solver;

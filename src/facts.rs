@@ -37,17 +37,6 @@ impl Object {
     }
 }
 
-impl ObjKind {
-    pub fn prefix(self) -> &'static str {
-        match self {
-            ObjKind::Global => "global",
-            ObjKind::Stack => "stack",
-            ObjKind::Heap => "heap",
-            ObjKind::Func => "func",
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct Object {
     /// The static site label without field suffix, e.g. `heap:table_insert:32`.
@@ -286,10 +275,6 @@ impl Program {
 
     pub fn object_by_label(&self, label: &str) -> Option<ObjId> {
         self.names().1.get(label).copied()
-    }
-
-    pub fn layout_of(&self, obj: ObjId) -> Option<&Layout> {
-        self.objects[obj as usize].layout.map(|l| &self.layouts[l as usize])
     }
 
     /// Number of constraints of all functions (for statistics).

@@ -95,7 +95,6 @@ pub mod ffi {
         /// empty, also write the state as a `pspa.snapshot/1` file there.
         fn engine_analyze(e: &mut Engine, state: &StateView, function: usize, dump: &str) -> CallReport;
         fn engine_stats(e: &Engine) -> EngineStats;
-        fn engine_function_name(e: &Engine, function: usize) -> String;
         /// Write KLEE's module as bitcode (what dumped snapshots refer to).
         fn engine_write_module(e: &Engine, path: &str) -> bool;
     }
@@ -164,13 +163,6 @@ impl Engine {
 
 fn engine_error(e: &Engine) -> String {
     e.error.clone()
-}
-
-fn engine_function_name(e: &Engine, function: usize) -> String {
-    e.session
-        .as_ref()
-        .and_then(|s| s.prog.site_functions.get(&function).map(|&f| s.prog.functions[f as usize].name.clone()))
-        .unwrap_or_default()
 }
 
 fn engine_write_module(e: &Engine, path: &str) -> bool {
