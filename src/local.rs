@@ -31,6 +31,8 @@ pub struct CallResult {
     pub post: PostState,
     pub has_post: bool,
     pub live_functions: usize,
+    /// The solver's work (`SolverStats::work`) for this result.
+    pub work: u64,
     /// Opaque objects of the initial state whose contents the analysis read: the answer
     /// holds only once they are fetched (empty: it holds for the whole state).
     pub demand: Vec<u32>,
@@ -223,6 +225,7 @@ impl<'p> CallAnalysis<'p> {
             post: if with_post { self.post_state(abs) } else { PostState::default() },
             has_post: with_post,
             live_functions: s.stats.live_functions,
+            work: s.stats.work,
             demand,
             read_fields,
         }

@@ -67,6 +67,11 @@ pub struct Session {
     /// much work (`SolverStats::work`, points-to elements offered; about 0.5e9 a second
     /// here). None: no bound.
     pub max_work: Option<u64>,
+    /// A round of the on-demand projection whose solve did more work than this is not
+    /// repeated for a few more objects: the rest is read at once, and later calls of the
+    /// function read everything first (a callee reaching much of the program solves once
+    /// per call, not once per round).
+    pub eager_work: u64,
     /// Read a state on demand (off: project every reachable object first, the reference).
     /// Calls whose path merges post-states are always projected whole.
     pub on_demand: bool,
@@ -83,6 +88,8 @@ pub struct Session {
     /// Per function, the fields its calls read so far: a new call fetches along them from
     /// the start, so that a walk needs one round, not one per doubling.
     predicted: FxHashMap<FuncId, rustc_hash::FxHashSet<ReadKey>>,
+    /// Functions whose solves are heavy (`eager_work`): their calls read everything first.
+    heavy: rustc_hash::FxHashSet<FuncId>,
     slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
 }
 
@@ -228,12 +235,14 @@ impl Session {
             all_globals: false,
             on_demand: true,
             max_work: None,
+            eager_work: DEFAULT_EAGER_WORK,
             reach: once_cell::unsync::OnceCell::new(),
             slices_on: true,
             slices: FxHashMap::default(),
             slice_vars: 0,
             over_budget: Default::default(),
             predicted: Default::default(),
+            heavy: Default::default(),
             slice_index: once_cell::unsync::OnceCell::new(),
         })
     }
@@ -375,7 +384,12 @@ impl Session {
         let roots = g.objects.len();
         let function = self.prog.function_by_name(&g.function);
         let mut fields = function.and_then(|f| self.predicted.get(&f)).cloned().unwrap_or_default();
-        self.fetch_closure(&mut g, roots, &fields, read)?;
+        if function.is_some_and(|f| self.heavy.contains(&f)) {
+            // Its solves are heavy: one round over everything, not several.
+            read(self, &mut g, Fetch::All)?;
+        } else {
+            self.fetch_closure(&mut g, roots, &fields, read)?;
+        }
         let mut solve_total = 0.0;
         let mut reused_all = true;
         let mut rounds = 0;
@@ -385,6 +399,9 @@ impl Session {
             let (result, reused, solve_ms) = self.solve_or_reuse(&abs, false)?;
             solve_total += solve_ms;
             reused_all &= reused;
+            if let (Some(f), true) = (function, result.work > self.eager_work) {
+                self.heavy.insert(f);
+            }
             let known = fields.len();
             fields.extend(result.read_fields.iter().cloned());
             if result.demand.is_empty() {
@@ -407,7 +424,10 @@ impl Session {
                 };
                 return Ok((g, abs, result, stats));
             }
-            if rounds >= MAX_FETCH_ROUNDS {
+            // A round whose solve was heavy (a callee that reaches much of the program) is
+            // not worth repeating for a few more objects: the rest is read at once, so
+            // such a call solves at most twice.
+            if rounds >= MAX_FETCH_ROUNDS || result.work > self.eager_work {
                 read(self, &mut g, Fetch::All)?;
                 continue;
             }
@@ -513,6 +533,10 @@ pub enum Fetch<'a> {
     /// Everything reachable (after `MAX_FETCH_ROUNDS` rounds).
     All,
 }
+
+/// Solver work (`SolverStats::work`) beyond which an on-demand round is followed by
+/// reading the whole projection (about 20 ms of solving here).
+pub const DEFAULT_EAGER_WORK: u64 = 10_000_000;
 
 /// Objects fetched ahead of demand in one step, at most.
 const MAX_PREFETCH: usize = 1 << 14;

@@ -415,5 +415,5 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
     }
     let mut demand: Vec<u32> = r.demand.iter().map(|&o| map[o as usize]).collect();
     demand.sort_unstable();
-    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions, demand, read_fields: r.read_fields.clone() }
+    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions, work: r.work, demand, read_fields: r.read_fields.clone() }
 }

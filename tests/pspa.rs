@@ -541,3 +541,27 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
 fn ondemand_c_is_sound() {
     check_soundness("ondemand.c", 3);
 }
+
+#[test]
+fn heavy_solves_switch_to_reading_everything() {
+    // With the heavy-solve threshold at 0 every solve is heavy: a call's first round
+    // (roots opaque) is followed by reading the whole projection, and the function's later
+    // calls read everything at once (one round, nothing opaque). The sets stay the eager
+    // projection's.
+    let (_d, files) = native_snapshots(&root().join("tests/pspa/ondemand.c"));
+    let snap = LoadedSnapshot::load(&files[0]).unwrap(); // root_of(leaf)
+    let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
+    s.eager_work = 0;
+    s.reuse = false;
+    let first = s.analyze_snapshot(&snap).unwrap();
+    let second = s.analyze_snapshot(&snap).unwrap();
+    let mut e = Session::open(&snap.module_path, &Default::default()).unwrap();
+    e.on_demand = false;
+    let eager = e.analyze_snapshot(&snap).unwrap();
+    assert_eq!(first.stats.fetch_rounds, 2);
+    assert_eq!((second.stats.fetch_rounds, second.stats.abstraction.opaque_objects), (1, 0));
+    assert_eq!(second.stats.abstraction.projected_objects, eager.stats.abstraction.projected_objects);
+    for r in [&first, &second] {
+        assert_eq!((&r.modset, &r.refset), (&eager.modset, &eager.refset));
+    }
+}
