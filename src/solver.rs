@@ -992,6 +992,7 @@ impl<'p> Solver<'p> {
     fn propagate_changed(&mut self) {
         use std::cmp::Reverse;
         let mut heap: std::collections::BinaryHeap<Reverse<(u32, Node)>> = std::collections::BinaryHeap::new();
+        let mut grown = Vec::new();
         for i in 0..self.changed_list.len() {
             let v = self.find(self.changed_list[i]);
             if self.changed[v as usize] && !self.succ[v as usize].is_empty() {
@@ -1003,54 +1004,47 @@ impl<'p> Solver<'p> {
                 return;
             }
             // No node merges while propagating: v is a representative.
-            if !self.changed[v as usize] {
-                continue;
-            }
-            self.changed[v as usize] = false;
-            let delta = std::mem::take(&mut self.pdelta[v as usize]);
-            if delta.is_empty() {
-                continue;
-            }
-            let succs = std::mem::take(&mut self.succ[v as usize]);
-            for &w in &succs {
-                let w = self.find(w);
-                if w != v && self.grow(w, &delta) && !self.succ[w as usize].is_empty() {
+            grown.clear();
+            self.propagate_node(v, &mut grown);
+            for &w in &grown {
+                if !self.succ[w as usize].is_empty() {
                     heap.push(Reverse((self.topo_pos[w as usize], w)));
                 }
             }
-            self.succ[v as usize].extend(succs);
         }
         self.drop_unpropagated();
     }
 
+    /// Send representative v's pending difference, if it changed, to its successors;
+    /// those that grew are pushed to `grown`.
+    fn propagate_node(&mut self, v: Node, grown: &mut Vec<Node>) {
+        if !self.changed[v as usize] {
+            return;
+        }
+        self.changed[v as usize] = false;
+        let delta = std::mem::take(&mut self.pdelta[v as usize]);
+        if delta.is_empty() {
+            return;
+        }
+        let succs = std::mem::take(&mut self.succ[v as usize]);
+        for &w in &succs {
+            let w = self.find(w);
+            if w != v && self.grow(w, &delta) {
+                grown.push(w);
+            }
+        }
+        self.succ[v as usize].extend(succs);
+    }
+
     fn propagate(&mut self, topo: &[Node]) {
+        let mut grown = Vec::new();
         for &v in topo {
             if self.out_of_budget() {
                 return;
             }
             let v = self.find(v);
-            if !self.changed[v as usize] {
-                continue;
-            }
-            self.changed[v as usize] = false;
-            let delta = std::mem::take(&mut self.pdelta[v as usize]);
-            if delta.is_empty() {
-                continue;
-            }
-            let succs = std::mem::take(&mut self.succ[v as usize]);
-            for &w in &succs {
-                let w = self.find(w);
-                if w == v {
-                    continue;
-                }
-                self.grow(w, &delta);
-            }
-            let v2 = self.find(v);
-            self.succ[v2 as usize].extend(succs);
-            if v2 != v {
-                self.succ_dirty[v2 as usize] = true;
-                self.note_succ(v2);
-            }
+            grown.clear();
+            self.propagate_node(v, &mut grown);
         }
         self.drop_unpropagated();
     }
