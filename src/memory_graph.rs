@@ -107,6 +107,11 @@ impl MemoryGraph {
         Ok(())
     }
 
+    /// Whether object `id` holds a global (a root, or met through a pointer).
+    pub fn is_global(&self, id: StateObjId) -> bool {
+        self.proj.globals.contains(&id)
+    }
+
     /// Objects whose contents have not been read.
     pub fn opaque(&self) -> usize {
         self.fetched.iter().filter(|f| !**f).count()

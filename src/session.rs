@@ -502,7 +502,7 @@ impl Session {
         if g.symbolic_offset.contains(&o.id) {
             return None;
         }
-        if g.globals.iter().any(|(_, id)| *id == o.id) {
+        if g.is_global(o.id) {
             return self.prog.object_by_label(&o.site).and_then(|po| self.prog.objects[po as usize].layout);
         }
         let ty = o.ty.clone()?;
