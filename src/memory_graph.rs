@@ -112,11 +112,6 @@ impl MemoryGraph {
         self.proj.globals.contains(&id)
     }
 
-    /// Objects whose contents have not been read.
-    pub fn opaque(&self) -> usize {
-        self.fetched.iter().filter(|f| !**f).count()
-    }
-
     fn visit(&mut self, t: &Target, s: &dyn SymbolicState, roots: Roots) -> Result<()> {
         match t {
             Target::Object { id, offset } => {

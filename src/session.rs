@@ -457,7 +457,9 @@ impl Session {
         // untyped objects of a site read.
         let layouts: rustc_hash::FxHashSet<LayoutId> =
             fields.iter().filter_map(|k| if let ReadKey::Field(l, _) = k { Some(*l) } else { None }).collect();
-        let untyped = |site: &str| fields.contains(&ReadKey::Untyped(site.to_string()));
+        let untyped_sites: rustc_hash::FxHashSet<&str> =
+            fields.iter().filter_map(|k| if let ReadKey::Untyped(s) = k { Some(s.as_str()) } else { None }).collect();
+        let untyped = |site: &str| untyped_sites.contains(site);
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
         let mut seen = rustc_hash::FxHashSet::default();
@@ -505,8 +507,15 @@ impl Session {
         if g.is_global(o.id) {
             return self.prog.object_by_label(&o.site).and_then(|po| self.prog.objects[po as usize].layout);
         }
-        let ty = o.ty.clone()?;
-        self.layout_for(&ty)
+        let ty = o.ty.as_deref()?;
+        // Known types (all but a state's first of each) cost a lookup, not a clone.
+        match self.type_layouts.get(ty) {
+            Some(l) => *l,
+            None => {
+                let ty = ty.to_string();
+                self.layout_for(&ty)
+            }
+        }
     }
 }
 
