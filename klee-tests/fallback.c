@@ -6,18 +6,20 @@
 // touch anything"), the CSV says unknown = 1, and KLEE runs to the end.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.snaps
-// RUN: %klee --pspa-analyze=use --pspa-max-resolutions=2 --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// RUN: %klee --pspa-check --pspa-analyze=use --pspa-max-resolutions=2 --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 3 (pspa)
 // CHECK: KLEE: done: pspa failures = 0
 // CHECK: KLEE: done: pspa slots: {{.*}}, unknown (pointer-typed input) = 4, unknown (too many targets) = 1
+// `use` touches only its own locals (go is 0): no access to check, none outside.
+// CHECK: KLEE: done: pspa check: calls checked = 3, accesses = 0, outside mod/ref = 0
 // CHECK: KLEE: done: completed paths = 1
 // RUN: %FileCheck %s --check-prefix=CSV < %t.klee/pspa-calls.csv
-// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
-// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
-// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1{{$}}
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 40 unknown.*
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 41 unknown.*
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 44 unknown.*
+// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1,{{[0-9]+}},{{[0-9]+}}{{$}}
+// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1,{{[0-9]+}},{{[0-9]+}}{{$}}
+// CSV: use,{{[0-9]+}},pspa,1,{{.*}},1,{{[0-9]+}},{{[0-9]+}}{{$}}
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 42 unknown.*
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 43 unknown.*
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 46 unknown.*
 // RUN: %python %checks replay %t.snaps %pspa
 #include "klee/klee.h"
 #include <stdlib.h>

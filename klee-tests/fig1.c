@@ -1,10 +1,11 @@
 // The paper's Figure 1 under KLEE with symbolic k1 and k2.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.snaps %t.spa
-// RUN: %klee --pspa-analyze=table_insert,table_lookup --pspa-dump-snapshots=%t.snaps --libc=uclibc --search=dfs --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// RUN: %klee --pspa-check --pspa-analyze=table_insert,table_lookup --pspa-dump-snapshots=%t.snaps --libc=uclibc --search=dfs --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = {{[1-9][0-9]*}} (pspa)
 // CHECK: KLEE: done: pspa analyses = {{[0-9]+}}, reused = {{[1-9][0-9]*}}
 // CHECK: KLEE: done: pspa failures = 0
+// CHECK: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // CHECK: KLEE: done: completed paths = {{[1-9]}}
 //
 // At table_insert(t1, k1, "foo") the mod-set has one bucket array (t1's) and only t1's
@@ -12,8 +13,9 @@
 // RUN: %python %checks fig1 %t.snaps %t.klee/pspa-calls.csv %pspa
 //
 // SPA vs PSPA (uniqueness stripped, Table 1): smaller on average for table_insert.
-// RUN: %klee --pspa-analyze=table_insert,table_lookup --pspa-mode=spa --libc=uclibc --search=dfs --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA
+// RUN: %klee --pspa-check --pspa-analyze=table_insert,table_lookup --pspa-mode=spa --libc=uclibc --search=dfs --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA
 // SPA: KLEE: done: pspa calls analysed = {{[1-9][0-9]*}} (spa)
+// SPA: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // RUN: %python %checks smaller %t.spa/pspa-calls.csv %t.klee/pspa-calls.csv table_insert
 #include "klee/klee.h"
 #include <stdlib.h>

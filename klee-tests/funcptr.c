@@ -2,11 +2,12 @@
 // callback, so its mod-set has that callback's counter only.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.snaps
-// RUN: %klee --pspa-analyze=run --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// RUN: %klee --pspa-check --pspa-analyze=run --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
 // CHECK: KLEE: done: pspa failures = 0
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv run mod 24 global:hits_a.0 --not global:hits_b.0
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv run mod 25 global:hits_b.0 --not global:hits_a.0
+// CHECK: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv run mod 25 global:hits_a.0 --not global:hits_b.0
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv run mod 26 global:hits_b.0 --not global:hits_a.0
 // RUN: %python %checks replay %t.snaps %pspa
 #include "klee/klee.h"
 

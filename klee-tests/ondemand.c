@@ -3,10 +3,11 @@
 // and the eager replay of each dumped snapshot, which holds the whole projection).
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.snaps %t.eager %t.snaps-eager %t.budget
-// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// RUN: %klee --pspa-check --pspa-analyze=tail_of,set_head --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
 // CHECK: KLEE: done: pspa failures = 0
 // CHECK: KLEE: done: pspa projection: objects met = 33, read = 16, rounds = 3
+// CHECK: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // A work budget of one element stops both solves: both calls fail, conservatively.
 // RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=BUDGET
 // BUDGET: KLEE: done: pspa failures = 2 (2 over the work budget)
@@ -21,8 +22,9 @@
 // RUN: %python %checks projected %t.klee/pspa-calls.csv set_head 1
 // RUN: %python %checks read %t.klee/pspa-calls.csv set_head 0
 // RUN: %python %checks replay %t.snaps %pspa
-// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-eager-projection --pspa-dump-snapshots=%t.snaps-eager --output-dir=%t.eager %t.bc 2>&1 | %FileCheck %s --check-prefix=EAGER
+// RUN: %klee --pspa-check --pspa-analyze=tail_of,set_head --pspa-eager-projection --pspa-dump-snapshots=%t.snaps-eager --output-dir=%t.eager %t.bc 2>&1 | %FileCheck %s --check-prefix=EAGER
 // EAGER: KLEE: done: pspa failures = 0
+// EAGER: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // RUN: %python %checks read %t.eager/pspa-calls.csv tail_of 32
 // RUN: %python %checks same %t.snaps %t.snaps-eager
 #include "klee/klee.h"

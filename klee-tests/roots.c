@@ -4,16 +4,17 @@
 // reference projection from every global (--pspa-all-globals).
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.snaps %t.all %t.snaps-all
-// RUN: %klee --pspa-analyze=count_x,dispatch --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// RUN: %klee --pspa-check --pspa-analyze=count_x,dispatch --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
 // CHECK: KLEE: done: pspa failures = 0
+// CHECK: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 //
 // count_x(buf) names no global: its projection is buf's object alone (its symbolic bytes
 // are data, not pointers).
 // RUN: %python %checks projected %t.klee/pspa-calls.csv count_x 1
 // dispatch() names the table only; table[0] is bump, which writes counter.
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv dispatch mod 38 global:counter.0 --not global:unrelated.0
-// RUN: %klee --pspa-analyze=count_x,dispatch --pspa-all-globals --pspa-dump-snapshots=%t.snaps-all --output-dir=%t.all %t.bc 2>&1 | %FileCheck %s
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv dispatch mod 39 global:counter.0 --not global:unrelated.0
+// RUN: %klee --pspa-check --pspa-analyze=count_x,dispatch --pspa-all-globals --pspa-dump-snapshots=%t.snaps-all --output-dir=%t.all %t.bc 2>&1 | %FileCheck %s
 // RUN: %python %checks same %t.snaps %t.snaps-all
 #include "klee/klee.h"
 

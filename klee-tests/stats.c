@@ -1,7 +1,8 @@
 // The plugin's statistics are columns of run.stats, shown by klee-stats.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee
-// RUN: %klee --pspa-analyze=f --output-dir=%t.klee %t.bc
+// RUN: %klee --pspa-check --pspa-analyze=f --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s --check-prefix=CHK
+// CHK: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // RUN: %klee-stats --print-all --table-format=csv %t.klee | %FileCheck %s
 // CHECK: PspaAnalyses,PspaCalls,PspaFailures,PspaReuses,PspaTime
 // Three calls of f in one state shape: 1 analysis, 3 calls, 0 failures, 2 reuses.

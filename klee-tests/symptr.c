@@ -2,10 +2,11 @@
 // at an offset the solver cannot fix, so those objects are field-insensitive.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.snaps
-// RUN: %klee --pspa-analyze=write_through --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// RUN: %klee --pspa-check --pspa-analyze=write_through --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 1 (pspa)
 // CHECK: KLEE: done: pspa failures = 0
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv write_through mod 25 global:a.* global:b.* --not global:c.0 global:c.*
+// CHECK: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv write_through mod 26 global:a.* global:b.* --not global:c.0 global:c.*
 // RUN: %python %checks replay %t.snaps %pspa
 #include "klee/klee.h"
 

@@ -12,7 +12,7 @@
 
 use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Program};
 use crate::memory_graph::MemoryGraph;
-use crate::state::{StateObjId, Target};
+use crate::state::{ObjType, StateObjId, Target};
 use anyhow::{bail, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -44,10 +44,7 @@ pub struct AbsObject {
 impl AbsObject {
     /// `SITE@ID` for objects of the state, `SITE` for static sites.
     pub fn label(&self) -> String {
-        match self.uid {
-            Some(id) => format!("{}@{}", self.site, id),
-            None => self.site.clone(),
-        }
+        crate::site::object(&self.site, self.uid)
     }
 }
 
@@ -87,7 +84,7 @@ pub struct AbsStats {
 
 /// The site of the object standing for "anywhere" (`Target::Unknown`), and its id (no
 /// state object has it: KLEE's ids and snapshots' are small).
-pub const UNKNOWN_SITE: &str = "unknown";
+pub use crate::site::UNKNOWN as UNKNOWN_SITE;
 pub const UNKNOWN_ID: StateObjId = u64::MAX;
 
 impl AbstractState {
@@ -103,7 +100,7 @@ impl AbstractState {
     pub fn abstract_graph(
         prog: &Program,
         g: &MemoryGraph,
-        layout_of: &dyn Fn(&str) -> Option<LayoutId>,
+        layout_of: &dyn Fn(&ObjType) -> Option<LayoutId>,
     ) -> Result<(AbstractState, AbsStats)> {
         let Some(function) = prog.function_by_name(&g.function) else {
             bail!("unknown function `{}`", g.function);
@@ -124,9 +121,10 @@ impl AbstractState {
             };
             let mut layout = match &o.ty {
                 None => None,
-                Some(t) => match layout_of(t) {
-                    Some(l) => Some(l),
-                    None => bail!("object {}: unknown type `{}`", id, t),
+                Some(t) => match (layout_of(t), t) {
+                    (Some(l), _) => Some(l),
+                    (None, ObjType::Named(name)) => bail!("object {}: unknown type `{}`", id, name),
+                    (None, ObjType::Llvm(_)) => None,
                 },
             };
             let origin = if globals.contains(id) {
@@ -137,7 +135,7 @@ impl AbstractState {
                         layout = prog.objects[po as usize].layout;
                         Origin::Program(po)
                     }
-                    None => bail!("global `{}` is not in the module", o.site.trim_start_matches("global:")),
+                    None => bail!("global `{}` is not in the module", crate::site::global_name(&o.site).unwrap_or(&o.site)),
                 }
             } else {
                 Origin::Unique(*id)

@@ -121,11 +121,8 @@ impl<'p> Analysis<'p> {
     pub fn label(&self, loc: Node) -> String {
         let s = &self.solver;
         let o = s.obj_of(loc);
-        if s.is_fi(o) {
-            format!("{}.*", s.objs[o as usize].label)
-        } else {
-            format!("{}.{}", s.objs[o as usize].label, s.field_of(loc))
-        }
+        let field = if s.is_fi(o) { crate::site::Field::All } else { crate::site::Field::At(s.field_of(loc)) };
+        crate::site::location(&s.objs[o as usize].label, field)
     }
 
     pub fn labels(&self, set: &RoaringBitmap) -> Vec<String> {

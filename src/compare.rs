@@ -80,8 +80,8 @@ impl Doc {
 
 /// Split `X.N` / `X.*` into the object and its field part.
 fn object(label: &str) -> (&str, &str) {
-    match label.rfind('.') {
-        Some(i) if i > 0 => (&label[..i], &label[i + 1..]),
+    match crate::site::split_location(label) {
+        Some((o, f)) if !o.is_empty() => (o, f),
         _ => (label, ""),
     }
 }

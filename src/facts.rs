@@ -192,6 +192,9 @@ pub struct Program {
     pub site_objects: FxHashMap<usize, ObjId>,
     /// The function of each `llvm::Function` address (function pointers in a KLEE state).
     pub site_functions: FxHashMap<usize, FuncId>,
+    /// The variable of each LLVM instruction or argument that carries pointers, by the
+    /// address of its value: how a client names the pointer operand of an access.
+    pub value_vars: FxHashMap<usize, VarId>,
     /// Name -> function and label -> object, built on first use (see `function_by_name`).
     names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
     /// See `single_def`; built on first use.

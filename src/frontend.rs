@@ -7,6 +7,7 @@
 
 use crate::facts::*;
 use crate::layout::{LType, Layout};
+use crate::site;
 use crate::models::{body_model, model_for, syscall_model, Model};
 use anyhow::{anyhow, bail, Context, Result};
 use llvm_sys::core::*;
@@ -166,6 +167,7 @@ pub fn extract(m: &Module, opts: &FrontOptions) -> Result<Program> {
     let mut fe = Front::new(m, opts);
     unsafe { fe.run()? };
     let mut prog = fe.prog;
+    prog.value_vars = fe.vars.iter().map(|(&v, &x)| (v as usize, x)).collect();
     prog.disambiguate_labels();
     Ok(prog)
 }
@@ -224,7 +226,7 @@ impl<'m> Front<'m> {
             let name = value_name(f);
             let id = self.prog.functions.len() as FuncId;
             let obj = self.prog.add_object(Object {
-                label: format!("func:{}", name),
+                label: site::func(&name),
                 kind: ObjKind::Func,
                 layout: None,
                 owner: None,
@@ -257,7 +259,7 @@ impl<'m> Front<'m> {
             let ty = LLVMGlobalGetValueType(g);
             let layout = self.layout(ty);
             let obj = self.prog.add_object(Object {
-                label: format!("global:{}", name),
+                label: site::global(&name),
                 kind: ObjKind::Global,
                 layout,
                 owner: None,
@@ -578,7 +580,7 @@ impl<'m> Front<'m> {
         let ret = if self.is_pointerish(LLVMGetReturnType(fty)) { Some(self.fresh_var()) } else { None };
         let varargs = if LLVMIsFunctionVarArg(fty) != 0 {
             let o = self.prog.add_object(Object {
-                label: format!("stack:{}:...", fname),
+                label: site::stack(&fname, "..."),
                 kind: ObjKind::Stack,
                 layout: None,
                 owner: Some(self.cur),
@@ -620,7 +622,7 @@ impl<'m> Front<'m> {
             return;
         }
         let env = self.prog.add_object(Object {
-            label: "heap:main:0".into(),
+            label: site::heap("main", 0),
             kind: ObjKind::Heap,
             layout: None,
             owner: None,
@@ -670,7 +672,7 @@ impl<'m> Front<'m> {
                     self.layout(aty)
                 };
                 let obj = self.prog.add_object(Object {
-                    label: format!("stack:{}:{}", fname, name),
+                    label: site::stack(&fname, &name),
                     kind: ObjKind::Stack,
                     layout,
                     owner: Some(self.cur),
@@ -914,7 +916,7 @@ impl<'m> Front<'m> {
         };
         let heap = if allocates {
             let o = self.prog.add_object(Object {
-                label: format!("heap:{}:{}", fname, line),
+                label: site::heap(&fname, line),
                 kind: ObjKind::Heap,
                 layout: None,
                 owner: None,
@@ -1112,6 +1114,43 @@ unsafe fn ltype_of(td: LLVMTargetDataRef, t: LLVMTypeRef) -> Option<LType> {
         LLVMVectorTypeKind => {
             let elem = ltype_of(td, LLVMGetElementType(t))?;
             Some(LType::Array { count: LLVMGetVectorSize(t) as u64, elem: Box::new(elem) })
+        }
+        _ => None,
+    }
+}
+
+impl crate::state::ObjType {
+    /// The type's name as a snapshot writes it; None for an LLVM type that has none the
+    /// analysis reads (a literal struct, a function, a vector...): such objects are
+    /// field-insensitive, and a replayed snapshot says so by giving no type.
+    pub fn name(&self) -> Option<String> {
+        match self {
+            crate::state::ObjType::Named(n) => Some(n.clone()),
+            // SAFETY: an `Llvm` type belongs to the analysed module, alive while it is.
+            crate::state::ObjType::Llvm(t) => unsafe { llvm_type_name(*t as LLVMTypeRef) },
+        }
+    }
+}
+
+/// A name `Module::layout_of_type_name` reads back, for the types it reads.
+unsafe fn llvm_type_name(t: LLVMTypeRef) -> Option<String> {
+    use LLVMTypeKind::*;
+    if t.is_null() {
+        return None;
+    }
+    match LLVMGetTypeKind(t) {
+        LLVMPointerTypeKind => Some("i8*".into()),
+        LLVMIntegerTypeKind => Some(format!("i{}", LLVMGetIntTypeWidth(t))),
+        LLVMFloatTypeKind => Some("float".into()),
+        LLVMDoubleTypeKind => Some("double".into()),
+        LLVMX86_FP80TypeKind => Some("x86_fp80".into()),
+        LLVMStructTypeKind => {
+            let p = LLVMGetStructName(t);
+            (!p.is_null() && LLVMIsLiteralStruct(t) == 0).then(|| CStr::from_ptr(p).to_string_lossy().into_owned()).filter(|n| !n.is_empty())
+        }
+        LLVMArrayTypeKind => {
+            let e = llvm_type_name(LLVMGetElementType(t))?;
+            Some(format!("[{} x {}]", LLVMGetArrayLength(t), e))
         }
         _ => None,
     }

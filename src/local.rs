@@ -5,7 +5,7 @@
 
 use crate::abstraction::{AbsLoc, AbsObject, AbstractState, Origin, PostState};
 use crate::analysis::Analysis;
-use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Object, Program};
+use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Object, Program, VarId};
 use crate::slice::Slice;
 use crate::solver::{Node, Solver};
 use roaring::RoaringBitmap;
@@ -39,6 +39,38 @@ pub struct CallResult {
     /// The fields the analysis read: where an on-demand projection looks ahead when it
     /// fetches.
     pub read_fields: Vec<ReadKey>,
+    /// The points-to set of every pointer an access of the call dereferences (empty
+    /// unless asked for: only clients that resolve addresses need them).
+    pub points_to: ValueSets,
+}
+
+/// Points-to sets of program variables, each distinct set stored once: at -O0 many
+/// variables are reloads of one local and share a set.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ValueSets {
+    /// (program variable, index into `sets`), sorted by variable.
+    pub vars: Vec<(VarId, u32)>,
+    pub sets: Vec<Vec<ResLoc>>,
+}
+
+impl ValueSets {
+    pub fn get(&self, v: VarId) -> Option<&[ResLoc]> {
+        let i = self.vars.binary_search_by_key(&v, |&(x, _)| x).ok()?;
+        Some(&self.sets[self.vars[i].1 as usize])
+    }
+
+    pub fn len(&self) -> usize {
+        self.vars.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vars.is_empty()
+    }
+
+    /// Locations held, over all distinct sets (for cache sizes and memory reports).
+    pub fn locations(&self) -> usize {
+        self.sets.iter().map(|s| s.len()).sum()
+    }
 }
 
 /// A kind of field the analysis read: field N of objects of a layout, or anything in an
@@ -78,8 +110,7 @@ impl CallResult {
         let mut v: Vec<String> = locs
             .iter()
             .map(|l| match l {
-                ResLoc::Abs { obj, field: Some(f) } => format!("{}.{}", abs.objects[*obj as usize].label(), f),
-                ResLoc::Abs { obj, field: None } => format!("{}.*", abs.objects[*obj as usize].label()),
+                ResLoc::Abs { obj, field } => crate::site::location(&abs.objects[*obj as usize].label(), field.map_or(crate::site::Field::All, crate::site::Field::At)),
                 ResLoc::Static(s) => s.clone(),
             })
             .collect();
@@ -200,6 +231,11 @@ impl<'p> CallAnalysis<'p> {
 
     /// The call's result relative to its initial state (with the post-state if asked).
     pub fn result(&self, abs: &AbstractState, with_post: bool) -> CallResult {
+        self.result_with(abs, with_post, false)
+    }
+
+    /// `result`, with the points-to sets of the accessed pointers if `with_points_to`.
+    pub fn result_with(&self, abs: &AbstractState, with_post: bool, with_points_to: bool) -> CallResult {
         let s = &self.analysis.solver;
         let conv = |set: &RoaringBitmap| -> Vec<ResLoc> {
             let mut v: Vec<ResLoc> = set
@@ -228,7 +264,47 @@ impl<'p> CallAnalysis<'p> {
             work: s.stats.work,
             demand,
             read_fields,
+            points_to: if with_points_to { self.value_sets(&conv) } else { ValueSets::default() },
         }
+    }
+
+    /// The sets of the pointers the accesses of the call's live functions dereference,
+    /// keyed by program variable.
+    fn value_sets(&self, conv: &dyn Fn(&RoaringBitmap) -> Vec<ResLoc>) -> ValueSets {
+        let s = &self.analysis.solver;
+        // Keyed by the variable's representative first (merged variables share a set),
+        // then by contents.
+        let mut by_rep: rustc_hash::FxHashMap<u32, u32> = Default::default();
+        let mut by_set: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
+        let mut bitmaps: Vec<RoaringBitmap> = Vec::new();
+        let mut out = ValueSets::default();
+        for (f, func) in s.prog.functions.iter().enumerate() {
+            if !s.live[f] {
+                continue;
+            }
+            for a in &func.accesses {
+                let Some(full) = self.slice.map_or(Some(a.ptr), |sl| sl.full_var(a.ptr)) else { continue };
+                let rep = s.find_ro(a.ptr);
+                let i = match by_rep.get(&rep) {
+                    Some(&i) => i,
+                    None => {
+                        let pts = s.points_to(a.ptr);
+                        let n = bitmaps.len() as u32;
+                        let i = *by_set.entry(pts.iter().collect()).or_insert(n);
+                        if i == n {
+                            bitmaps.push(pts);
+                        }
+                        by_rep.insert(rep, i);
+                        i
+                    }
+                };
+                out.vars.push((full, i));
+            }
+        }
+        out.vars.sort_unstable();
+        out.vars.dedup();
+        out.sets = bitmaps.iter().map(conv).collect();
+        out
     }
 
     /// The opaque objects of `abs` whose contents the analysis read (a field was the

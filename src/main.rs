@@ -107,6 +107,10 @@ enum Cmd {
         /// elements to sets (about 0.5e9 a second); the KLEE plugin's --pspa-max-work.
         #[arg(long, value_name = "N")]
         max_work: Option<u64>,
+        /// Also report, per pointer the call's accesses dereference, its points-to set
+        /// (`points-to` in JSON): what the resolution and WIT clients query.
+        #[arg(long)]
+        points_to: bool,
         /// Print the reuse statistics (to stderr in text mode; a `reuse` object in JSON).
         #[arg(long)]
         stats: bool,
@@ -171,7 +175,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, eager, max_work, stats, cache_entries } => {
+        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, eager, max_work, points_to, stats, cache_entries } => {
             let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
             let opts = FrontOptions { allocators, ..Default::default() };
             // One session per module: snapshots of different programs do not share anything.
@@ -189,6 +193,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     sess.slices_on = !whole_program;
                     sess.on_demand = !eager;
                     sess.max_work = max_work;
+                    sess.points_to = points_to;
                     sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);
                 }
@@ -237,6 +242,9 @@ fn modref_text(reports: &[session::ModRefReport]) -> String {
         let _ = writeln!(o, "{}: call of {}{}", r.snapshot, r.function, if r.stats.reused { " (summary reused)" } else { "" });
         let _ = writeln!(o, "  mod ({}): {}", r.modset.len(), r.modset.join(" "));
         let _ = writeln!(o, "  ref ({}): {}", r.refset.len(), r.refset.join(" "));
+        for (v, set) in r.points_to.iter().flatten() {
+            let _ = writeln!(o, "  {v} -> {}", set.join(" "));
+        }
         let st = &r.stats;
         let _ = writeln!(
             o,

@@ -134,7 +134,7 @@ impl MemoryGraph {
         }
         let Some(o) = s.object(id) else { bail!("dangling object id {}", id) };
         // A global met through a pointer is still the program's object (abstraction).
-        if let (Some(name), false) = (o.site.strip_prefix("global:"), self.proj.globals.contains(&id)) {
+        if let (Some(name), false) = (crate::site::global_name(&o.site), self.proj.globals.contains(&id)) {
             if s.global(name) == Some(id) {
                 self.proj.globals.insert(id);
                 self.globals.push((name.to_string(), id));
@@ -155,7 +155,7 @@ impl MemoryGraph {
         // An unknown function has no code of ours: the abstraction reports it.
         let Some(f) = prog.function_by_name(name) else { return Ok(()) };
         for &o in reach.globals(f).iter() {
-            let Some(gname) = prog.objects[o as usize].label.strip_prefix("global:") else { continue };
+            let Some(gname) = crate::site::global_name(&prog.objects[o as usize].label) else { continue };
             // A global the state lacks (a snapshot written with fewer) cannot be read.
             let Some(id) = s.global(gname) else { continue };
             if self.proj.globals.insert(id) {

@@ -634,7 +634,7 @@ impl<'p> Reference<'p> {
             return h;
         }
         let caller = self.prog.functions.get(self.calls[c].caller as usize).map(|f| f.name.as_str()).unwrap_or("<external>");
-        let label = format!("heap:{}:{}", caller, self.calls[c].line);
+        let label = crate::site::heap(caller, self.calls[c].line);
         self.objects.push(Object { label, kind: ObjKind::Heap, layout: None, owner: None, func: None, readonly: false });
         let o = (self.objects.len() - 1) as ObjId;
         self.calls[c].heap = Some(o);

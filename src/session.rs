@@ -16,7 +16,7 @@ use crate::summaries::{ReuseStats, SummaryCache};
 use crate::memory_graph::{MemoryGraph, Roots};
 use crate::reach::Reach;
 use crate::snapshot::LoadedSnapshot;
-use crate::state::SymbolicState;
+use crate::state::{ObjType, SymbolicState};
 use anyhow::{anyhow, bail, Result};
 use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
@@ -33,6 +33,10 @@ pub struct ModRefReport {
     pub modset: Vec<String>,
     #[serde(rename = "ref")]
     pub refset: Vec<String>,
+    /// With `Session::points_to`: per dereferenced pointer (`F:%value`, `#N` added when
+    /// two share a name), the sorted labels it may point to.
+    #[serde(rename = "points-to", skip_serializing_if = "Option::is_none")]
+    pub points_to: Option<std::collections::BTreeMap<String, Vec<String>>>,
     pub stats: CallStats,
 }
 
@@ -54,7 +58,7 @@ pub struct CallStats {
 pub struct Session {
     pub prog: Program,
     module: Module,
-    type_layouts: HashMap<String, Option<LayoutId>>,
+    type_layouts: HashMap<ObjType, Option<LayoutId>>,
     /// Post-states of skipped calls, per execution path.
     paths: HashMap<String, Vec<PostState>>,
     /// Summaries for reuse, and the counters of every call.
@@ -72,6 +76,10 @@ pub struct Session {
     /// function read everything first (a callee reaching much of the program solves once
     /// per call, not once per round).
     pub eager_work: u64,
+    /// Keep the points-to set of every pointer the call's accesses dereference
+    /// (`CallResult::points_to`, `query::Answer::points_to`): clients that resolve
+    /// addresses need them, mod/ref alone does not.
+    pub points_to: bool,
     /// Read a state on demand (off: project every reachable object first, the reference).
     /// Calls whose path merges post-states are always projected whole.
     pub on_demand: bool,
@@ -104,13 +112,9 @@ pub const DEFAULT_ENTRIES_PER_FUNCTION: usize = 64;
 pub fn strip_unique(labels: &[String]) -> Vec<String> {
     let mut v: Vec<String> = labels
         .iter()
-        .map(|l| {
-            let (head, field) = l.rsplit_once('.').unwrap_or((l, ""));
-            let head = match head.rfind('@') {
-                Some(i) if head[i + 1..].chars().all(|c| c.is_ascii_digit()) && i + 1 < head.len() => &head[..i],
-                _ => head,
-            };
-            format!("{}.{}", head, field)
+        .map(|l| match crate::site::Label::parse(l) {
+            Some(x) => x.stripped().to_string(),
+            None => l.clone(),
         })
         .collect();
     v.sort();
@@ -147,7 +151,7 @@ impl Session {
         let slice = self.slices_on.then(|| self.slice_for(&roots));
         let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), self.max_work);
         let over = ca.over_budget();
-        let result = (!over).then(|| ca.result(abs, need_post));
+        let result = (!over).then(|| ca.result_with(abs, need_post, self.points_to));
         drop(ca);
         let solve_ms = t.elapsed().as_secs_f64() * 1e3;
         self.cache.stats.solver_runs += 1;
@@ -234,6 +238,7 @@ impl Session {
             reuse: true,
             all_globals: false,
             on_demand: true,
+            points_to: false,
             max_work: None,
             eager_work: DEFAULT_EAGER_WORK,
             reach: once_cell::unsync::OnceCell::new(),
@@ -260,16 +265,20 @@ impl Session {
         }
     }
 
-    fn layout_for(&mut self, name: &str) -> Option<LayoutId> {
-        if let Some(l) = self.type_layouts.get(name) {
+    fn layout_for(&mut self, ty: &ObjType) -> Option<LayoutId> {
+        if let Some(l) = self.type_layouts.get(ty) {
             return *l;
         }
-        let bare = name.trim_start_matches('%');
-        let l = match self.prog.layouts.iter().position(|l| l.name == bare) {
-            Some(i) => Some(i as LayoutId),
-            None => self.module.layout_of_type_name(name).map(|l| self.prog.add_layout(l)),
-        };
-        self.type_layouts.insert(name.to_string(), l);
+        // An LLVM type is named once (cached by its pointer), and shares the layout of
+        // its name: the front end's for the module's structs.
+        let l = ty.name().and_then(|name| {
+            let bare = name.trim_start_matches('%');
+            match self.prog.layouts.iter().position(|l| l.name == bare) {
+                Some(i) => Some(i as LayoutId),
+                None => self.module.layout_of_type_name(&name).map(|l| self.prog.add_layout(l)),
+            }
+        });
+        self.type_layouts.insert(ty.clone(), l);
         l
     }
 
@@ -283,6 +292,19 @@ impl Session {
                 r.stats.abstraction.state_objects = snap.snap.objects.len();
                 r
             })
+    }
+
+    /// The points-to sets of a result, labelled, by variable name.
+    pub fn points_to_labels(&self, abs: &AbstractState, result: &CallResult) -> std::collections::BTreeMap<String, Vec<String>> {
+        let mut out = std::collections::BTreeMap::new();
+        for &(v, i) in &result.points_to.vars {
+            let mut name = self.prog.var_name(v).to_string();
+            if out.contains_key(&name) {
+                name = format!("{name}#{v}");
+            }
+            out.insert(name, CallResult::labels(abs, &result.points_to.sets[i as usize]));
+        }
+        out
     }
 
     /// Analyse the call of a state. When `path` is given, post-states of earlier skipped
@@ -303,6 +325,7 @@ impl Session {
             function: g.function.clone(),
             modset: CallResult::labels(&abs, &result.modset),
             refset: CallResult::labels(&abs, &result.refset),
+            points_to: self.points_to.then(|| self.points_to_labels(&abs, &result)),
             stats,
         })
     }
@@ -353,7 +376,7 @@ impl Session {
             }
         }
         let cache = &self.type_layouts;
-        AbstractState::abstract_graph(&self.prog, g, &|name: &str| cache.get(name).copied().flatten())
+        AbstractState::abstract_graph(&self.prog, g, &|t: &ObjType| cache.get(t).copied().flatten())
     }
 
     /// The analysis of a call whose state is read on demand (no post-state: for calls
@@ -507,12 +530,12 @@ impl Session {
         if g.is_global(o.id) {
             return self.prog.object_by_label(&o.site).and_then(|po| self.prog.objects[po as usize].layout);
         }
-        let ty = o.ty.as_deref()?;
+        let ty = o.ty.as_ref()?;
         // Known types (all but a state's first of each) cost a lookup, not a clone.
         match self.type_layouts.get(ty) {
             Some(l) => *l,
             None => {
-                let ty = ty.to_string();
+                let ty = ty.clone();
                 self.layout_for(&ty)
             }
         }

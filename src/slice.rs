@@ -52,6 +52,8 @@ pub struct Slice {
     obj_slice: FxHashMap<ObjId, ObjId>,
     func_full: Vec<FuncId>,
     func_slice: FxHashMap<FuncId, FuncId>,
+    /// Slice variable -> program variable.
+    var_full: Vec<VarId>,
 }
 
 impl Slice {
@@ -211,7 +213,7 @@ impl Slice {
             .map(|&(o, off, t, toff)| (fo(o), off, fo(t), toff))
             .collect();
         p.init_constraints = consts.iter().map(|&i| map_c(&prog.init_constraints[i])).collect();
-        Slice { prog: p, obj_full: objs, obj_slice, func_full: funcs, func_slice }
+        Slice { prog: p, obj_full: objs, obj_slice, func_full: funcs, func_slice, var_full: vars }
     }
 
     /// The slice's id of a program object, if the slice has it.
@@ -230,6 +232,11 @@ impl Slice {
 
     pub fn full_func(&self, f: FuncId) -> Option<FuncId> {
         self.func_full.get(f as usize).copied()
+    }
+
+    /// The program variable of a slice variable (None for variables the solver made).
+    pub fn full_var(&self, v: VarId) -> Option<VarId> {
+        self.var_full.get(v as usize).copied()
     }
 }
 

@@ -138,7 +138,7 @@ impl LoadedSnapshot {
             if index.insert(o.id, i).is_some() {
                 bail!("{}: object id {} appears twice", file.display(), o.id);
             }
-            if !["global:", "stack:", "heap:", "func:"].iter().any(|p| o.site.starts_with(p)) {
+            if !crate::site::is_site(&o.site) {
                 bail!("{}: object {}: site `{}` is not a global:, stack:, heap: or func: label", file.display(), o.id, o.site);
             }
         }
@@ -217,7 +217,7 @@ impl SymbolicState for LoadedSnapshot {
 
     fn object(&self, id: StateObjId) -> Option<StateObject> {
         let o = &self.snap.objects[*self.index.get(&id)?];
-        Some(StateObject { id: o.id, site: o.site.clone(), size: o.size, ty: o.ty.clone() })
+        Some(StateObject { id: o.id, site: o.site.clone(), size: o.size, ty: o.ty.clone().map(crate::state::ObjType::Named) })
     }
 
     fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
@@ -259,7 +259,7 @@ pub fn record(g: &crate::memory_graph::MemoryGraph, module: &str, path: Option<S
                 id: o.id,
                 site: o.site.clone(),
                 size: o.size,
-                ty: o.ty.clone(),
+                ty: o.ty.as_ref().and_then(|t| t.name()),
                 pointers: slots.iter().map(|s| SnapSlot { offset: s.offset, targets: conv(&s.targets) }).collect(),
             })
             .collect(),

@@ -37,7 +37,19 @@ pub struct StateObject {
     pub site: String,
     pub size: u64,
     /// The LLVM type of the object (its elements, when it is larger), if known.
-    pub ty: Option<String>,
+    pub ty: Option<ObjType>,
+}
+
+/// An object's type, as a state gives it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObjType {
+    /// By name, as a snapshot writes it: `struct.table_t`, `i32`, `i8*`, `[4 x i8]`. A
+    /// name the module does not define is an error of the snapshot.
+    Named(String),
+    /// An `LLVMTypeRef` of the analysed module (the KLEE plugin's `llvm::Type*`), valid
+    /// while the module lives. A type the analysis cannot lay out (a literal struct, a
+    /// function) makes the object field-insensitive.
+    Llvm(usize),
 }
 
 /// A pointer field of an object: its byte offset and what it may point to.

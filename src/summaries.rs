@@ -19,7 +19,7 @@
 
 use crate::abstraction::{AbsLoc, AbstractState, Origin, PostState};
 use crate::facts::{FuncId, LayoutId, ObjId};
-use crate::local::{CallResult, ResLoc};
+use crate::local::{CallResult, ResLoc, ValueSets};
 use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -240,6 +240,7 @@ impl Entry {
     fn size(c: &Canon, r: &CallResult) -> usize {
         2 * c.form.objects.len() + c.form.edges.len() + c.form.args.iter().map(|a| a.len()).sum::<usize>()
             + r.modset.len() + r.refset.len() + r.demand.len() + r.read_fields.len() + r.post.edges.len()
+            + r.points_to.len() + r.points_to.locations()
     }
 }
 
@@ -415,5 +416,9 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
     }
     let mut demand: Vec<u32> = r.demand.iter().map(|&o| map[o as usize]).collect();
     demand.sort_unstable();
-    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions, work: r.work, demand, read_fields: r.read_fields.clone() }
+    let points_to = ValueSets {
+        vars: r.points_to.vars.clone(),
+        sets: r.points_to.sets.iter().map(|s| { let mut v: Vec<ResLoc> = s.iter().map(tl).collect(); v.sort(); v }).collect(),
+    };
+    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions, work: r.work, demand, read_fields: r.read_fields.clone(), points_to }
 }

@@ -16,8 +16,12 @@ fn fig1() -> PathBuf {
     root().join("examples/fig1.c")
 }
 
+/// Every session keeps the points-to sets of dereferenced pointers, so that reuse is
+/// checked for the clients' queries too, not only for mod/ref.
 fn session() -> Session {
-    Session::open(&fig1(), &Default::default()).unwrap()
+    let mut s = Session::open(&fig1(), &Default::default()).unwrap();
+    s.points_to = true;
+    s
 }
 
 fn load(v: &Value) -> LoadedSnapshot {
@@ -137,6 +141,16 @@ fn permuted_ids_and_order_are_reused_with_translated_results() {
     assert_eq!(rb.refset, fb.refset);
     // And it is the first result with ids renamed.
     assert_eq!(rename(&ra.modset, &perm), rb.modset);
+    // The same for every dereferenced pointer's set. table_insert dereferences `t`
+    // (t1 = table_alloc:13@1) and the bucket array (table_alloc:14@2) at least: the sets
+    // name unique sites, so a wrong translation would show.
+    let (pa, pb, pf) = (ra.points_to.as_ref().unwrap(), rb.points_to.as_ref().unwrap(), fb.points_to.as_ref().unwrap());
+    assert_eq!(pb, pf);
+    let flat = |p: &std::collections::BTreeMap<String, Vec<String>>| p.values().flatten().cloned().collect::<Vec<_>>();
+    assert!(flat(pa).iter().any(|l| l == "heap:table_alloc:13@1.1") && flat(pa).iter().any(|l| l.starts_with("heap:table_alloc:14@2.")), "{pa:?}");
+    for (v, set) in pa {
+        assert_eq!(&rename(set, &perm), &pb[v], "{v}");
+    }
     // Each round of the first call was solved once; the others took their one round from
     // the cache.
     assert_eq!(s.reuse_stats().reuse_hits, 2);
@@ -267,6 +281,8 @@ proptest! {
         let (rb, fb) = after_and_fresh(&a, &b);
         prop_assert_eq!(&rb.modset, &fb.modset);
         prop_assert_eq!(&rb.refset, &fb.refset);
+        prop_assert_eq!(&rb.points_to, &fb.points_to);
+        prop_assert!(!rb.points_to.as_ref().unwrap().is_empty());
         prop_assert!(rb.stats.reused);
     }
 
@@ -279,6 +295,7 @@ proptest! {
         let (rb, fb) = after_and_fresh(&a, &b);
         prop_assert_eq!(&rb.modset, &fb.modset);
         prop_assert_eq!(&rb.refset, &fb.refset);
+        prop_assert_eq!(&rb.points_to, &fb.points_to);
     }
 }
 

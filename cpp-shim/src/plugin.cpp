@@ -1,14 +1,14 @@
 // libpspa-klee.so: past-sensitive pointer analysis inside KLEE.
 //
 // Loaded by the patched KLEE (--plugin=PATH or KLEE_PLUGINS). At every call of a chosen
-// function it hands the live state to the Rust core (src/klee.rs) through a StateView,
+// function it hands the live state to the Rust core (bridge/src/lib.rs) through a StateView,
 // which reads the address space: objects, their allocation sites and types, and the
 // pointer values in their fields (concrete values need no query; symbolic ones are
 // resolved with KLEE's own solver). Nothing here may stop KLEE: a failed analysis is
 // counted and reported once, and KLEE goes on.
 
 #include "pspa/state_view.h"
-#include "pspa/src/klee.rs.h"
+#include "pspa-klee/src/lib.rs.h"
 
 #include "klee/Core/Plugin.h"
 #include "klee/Module/KInstruction.h"
@@ -119,32 +119,37 @@ cl::opt<bool> PspaStats(
              "missed, as KLEE: done: lines"),
     cl::init(false), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaCheck(
+    "pspa-check",
+    cl::desc("Check every analysed call against what it really does: each byte a load or "
+             "store reads or writes, from the call until it returns, on every path, must be "
+             "in the call's ref or mod set (its object mapped to its abstract node). "
+             "Prints KLEE: done: pspa check: ... and warns about the first violations"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
+// Tests only: checks every write as if the mod sets were empty, so that the test suite
+// sees that --pspa-check does report writes outside them.
+cl::opt<bool> PspaCheckDropMod("pspa-check-drop-mod", cl::Hidden, cl::init(false), cl::cat(klee::MiscCat));
+
 klee::Statistic statCalls("PspaCalls", "PScalls");
 klee::Statistic statAnalyses("PspaAnalyses", "PSan");
 klee::Statistic statReuses("PspaReuses", "PSre");
 klee::Statistic statFailures("PspaFailures", "PSfail");
 klee::Statistic statTime("PspaTime", "PStime");
 
-/// Type name as the core reads it, or "" when it cannot (literal structs, functions...).
-std::string typeName(Type *t) {
+/// Whether the core lays out objects of type `t` (scalars, pointers, named structs, arrays
+/// of those); other types (literal structs, functions...) leave an object untyped, so a
+/// later cast may still type it.
+bool layoutable(Type *t) {
   if (!t)
-    return "";
-  if (t->isPointerTy() || t->isIntegerTy() || t->isFloatTy() || t->isDoubleTy() ||
-      t->isX86_FP80Ty()) {
-    if (t->isPointerTy())
-      return "i8*";
-    std::string s;
-    raw_string_ostream os(s);
-    t->print(os);
-    return os.str();
-  }
+    return false;
+  if (t->isPointerTy() || t->isIntegerTy() || t->isFloatTy() || t->isDoubleTy() || t->isX86_FP80Ty())
+    return true;
   if (auto *st = dyn_cast<StructType>(t))
-    return st->hasName() ? st->getName().str() : "";
-  if (auto *at = dyn_cast<ArrayType>(t)) {
-    std::string e = typeName(at->getElementType());
-    return e.empty() ? "" : "[" + std::to_string(at->getNumElements()) + " x " + e + "]";
-  }
-  return "";
+    return st->hasName() && !st->isLiteral();
+  if (auto *at = dyn_cast<ArrayType>(t))
+    return layoutable(at->getElementType());
+  return false;
 }
 
 /// Whether `f`'s debug-info source file is selected by one of `prefixes` (see
@@ -204,6 +209,32 @@ struct ReadStats {
   std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
 };
 
+/// An analysed call being checked (--pspa-check) on one path, until it returns.
+struct CheckedCall {
+  /// Shared by the states forked inside the call.
+  std::shared_ptr<rust::Box<pspa::CallAnswer>> answer;
+  /// Stack depth while the call runs: its frame is at depth - 1.
+  std::size_t depth;
+  /// Objects with a smaller id existed when the call was analysed.
+  std::uint64_t firstNew;
+  Function *f;
+};
+
+/// --pspa-check's counts.
+struct CheckStats {
+  std::uint64_t calls = 0;          // analysed calls checked (their answer held)
+  std::uint64_t failedCalls = 0;    // analysed calls that failed: nothing to check
+  std::uint64_t accesses = 0;       // loads and stores checked (per enclosing analysed call)
+  std::uint64_t outside = 0;        // of those, outside the call's mod/ref: must be 0
+  std::uint64_t locals = 0;         // to locals of the call's own activations (not effects)
+  std::uint64_t unknownSite = 0;    // to objects of no known site (answered "may")
+  std::uint64_t symbolicOffset = 0; // at a symbolic offset (checked for the whole object)
+  std::uint64_t externalCalls = 0;  // calls of declared functions inside checked calls: KLEE's
+                                    // special handlers or native code, whose own accesses
+                                    // the hook does not see
+  unsigned warned = 0;
+};
+
 struct FunctionAverage {
   double mod = 0, ref = 0;
   unsigned n = 0;
@@ -220,20 +251,19 @@ public:
 
   std::size_t num_args() const override { return args.size(); }
 
-  bool arg(std::size_t i, rust::Vec<pspa::TargetFfi> &out) const override {
+  pspa::Read arg(std::size_t i, rust::Vec<pspa::TargetFfi> &out) const override {
     if (args[i]->getWidth() != klee::Context::get().getPointerWidth())
-      return false;
+      return pspa::Read::NoPointer;
     bool typed = i < callee->arg_size() && callee->getArg(i)->getType()->isPointerTy();
-    return targets(args[i], typed, out) && !out.empty();
+    if (!targets(args[i], typed, out))
+      return pspa::Read::Failed;
+    return out.empty() ? pspa::Read::NoPointer : pspa::Read::Pointer;
   }
 
   rust::Vec<pspa::GlobalFfi> globals() const override;
 
   bool object(std::uint64_t id, pspa::ObjectFfi &out) const override;
-  rust::Vec<pspa::SlotFfi> pointer_slots(std::uint64_t id) const override;
-
-  /// Something could not be read faithfully: the analysis must not be trusted.
-  mutable std::string failure;
+  bool pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &out) const override;
 
 private:
   bool targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const;
@@ -274,6 +304,9 @@ public:
   unsigned dumped = 0;
   bool warned = false;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  /// --pspa-check: the analysed calls each path is inside.
+  std::unordered_map<const klee::ExecutionState *, std::vector<CheckedCall>> checking;
+  CheckStats check;
 
   void moduleReady(klee::Executor &ex, Module &m) override {
     executor = &ex;
@@ -320,6 +353,13 @@ public:
 
   bool beforeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                   std::vector<klee::ref<klee::Expr>> &arguments) override {
+    std::vector<CheckedCall> *inside = nullptr;
+    if (active && PspaCheck) {
+      // A frame about to be pushed at depth stack.size() + 1: calls that ran there returned.
+      inside = returnedFrom(state, state.stack.size());
+      if (inside && f && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
+        ++check.externalCalls;
+    }
     if (!active || !f || f->isDeclaration() || f->isIntrinsic())
       return false;
     if (!PspaAnalyzeAll && !chosen.count(f->getName().str()))
@@ -330,11 +370,20 @@ public:
     std::string dump;
     if (!PspaDumpSnapshots.empty())
       dump = PspaDumpSnapshots + "/call-" + std::to_string(++dumped) + ".json";
-    pspa::CallReport r =
-        pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump));
-    if (r.ok && !view.failure.empty()) {
-      r.ok = false;
-      r.message = rust::String::lossy(view.failure);
+    // Objects allocated from here on have larger ids (KLEE numbers objects in order; the
+    // probe takes the next number).
+    std::uint64_t firstNew = klee::MemoryObject(0).id;
+    pspa::CallReport r;
+    rust::Box<pspa::CallAnswer> answer =
+        pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), r);
+    if (PspaCheck) {
+      if (pspa::answer_ok(*answer)) {
+        ++check.calls;
+        checking[&state].push_back(CheckedCall{std::make_shared<rust::Box<pspa::CallAnswer>>(std::move(answer)),
+                                               state.stack.size() + 1, firstNew, f});
+      } else {
+        ++check.failedCalls;
+      }
     }
     statTime += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok) {
@@ -366,17 +415,18 @@ public:
     }
     if (!csvTried) {
       csvTried = true;
-      csv = executor->getInterpreterHandler().openOutputFile("pspa-calls.csv");
+      // KLEE's own handler (getHandler gives it const; opening a file does not change it).
+      csv = const_cast<klee::InterpreterHandler &>(executor->getHandler()).openOutputFile("pspa-calls.csv");
       if (!csv)
         klee::klee_warning("pspa: cannot write pspa-calls.csv");
       else
-        *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects\n";
+        *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes\n";
     }
     if (csv)
       *csv << fn << ',' << line << ',' << (PspaMode == Mode::SPA ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ','
            << (r.reused ? 1 : 0) << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ','
            << r.ref_stripped << ',' << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << ','
-           << r.read_objects << '\n';
+           << r.read_objects << ',' << r.answer_bytes << '\n';
   }
 
   void onCast(klee::ExecutionState &state, klee::KInstruction *ki, klee::ref<klee::Expr> value) override {
@@ -392,9 +442,75 @@ public:
     if (castTypes.count(op.first->id))
       return;
     Type *t = pt->getPointerElementType();
-    if (!typeName(t).empty() && !t->isIntegerTy(8))
+    if (layoutable(t) && !t->isIntegerTy(8))
       castTypes[op.first->id] = t;
   }
+
+  /// The checked calls of `state`, without those whose frames (at depth > `depth`) have
+  /// returned; null when it has none.
+  std::vector<CheckedCall> *returnedFrom(const klee::ExecutionState &state, std::size_t depth) {
+    auto it = checking.find(&state);
+    if (it == checking.end())
+      return nullptr;
+    std::vector<CheckedCall> &v = it->second;
+    while (!v.empty() && v.back().depth > depth)
+      v.pop_back();
+    return &v;
+  }
+
+  void onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                      klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) override {
+    if (!active || !PspaCheck)
+      return;
+    std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
+    if (!inside || inside->empty())
+      return;
+    auto *ce = dyn_cast<klee::ConstantExpr>(offset);
+    std::uint64_t off = ce ? ce->getZExtValue() : 0;
+    // Every enclosing analysed call does this access (the innermost's sets are in theirs).
+    for (const CheckedCall &c : *inside) {
+      pspa::LiveObjectFfi o{mo->id, reinterpret_cast<std::size_t>(mo->allocSite), mo->id < c.firstNew};
+      pspa::NodeKind node = pspa::answer_node(**engine, **c.answer, o);
+      if (node == pspa::NodeKind::Local) {
+        ++check.locals;
+        continue;
+      }
+      ++check.accesses;
+      if (node == pspa::NodeKind::Unknown)
+        ++check.unknownSite;
+      if (!ce)
+        ++check.symbolicOffset;
+      bool in = isWrite ? !PspaCheckDropMod && pspa::answer_may_write(**engine, **c.answer, o, off, bytes, ce != nullptr)
+                        : pspa::answer_may_read(**engine, **c.answer, o, off, bytes, ce != nullptr);
+      if (in)
+        continue;
+      ++check.outside;
+      if (check.warned++ < 5) {
+        std::string where = ki && ki->info ? ki->info->file + ":" + std::to_string(ki->info->line) : "?";
+        std::string inst;
+        raw_string_ostream os(inst);
+        if (ki)
+          ki->inst->print(os);
+        const char *kind = node == pspa::NodeKind::Unique      ? "in the analysed state"
+                           : node == pspa::NodeKind::Static    ? "allocated since, static site"
+                           : node == pspa::NodeKind::Unreached ? "in the analysed state, not reached"
+                                                               : "of no known site";
+        klee::klee_warning("pspa check: a call of %s %s object %u (%s) bytes [%llu, %llu)%s outside its %s set, "
+                           "at %s:%s",
+                           c.f->getName().str().c_str(), isWrite ? "writes" : "reads", mo->id, kind,
+                           (unsigned long long)off, (unsigned long long)(off + bytes), ce ? "" : " (symbolic offset)",
+                           isWrite ? "mod" : "ref", where.c_str(), os.str().c_str());
+      }
+    }
+  }
+
+  void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) override {
+    auto it = checking.find(&parent);
+    if (it != checking.end() && !it->second.empty())
+      checking[&child] = it->second;
+  }
+
+  void stateTerminated(klee::ExecutionState &state) override { checking.erase(&state); }
 
   void runFinished(klee::InterpreterHandler &handler) override;
 };
@@ -431,8 +547,7 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
   out.id = id;
   out.site = reinterpret_cast<std::size_t>(mo->allocSite);
   out.size = mo->size;
-  std::string t = typeName(typeOf(mo));
-  out.type_name = rust::String::lossy(t);
+  out.ty = reinterpret_cast<std::size_t>(typeOf(mo));
   return true;
 }
 
@@ -551,16 +666,17 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   return true;
 }
 
-rust::Vec<pspa::SlotFfi> KleeStateView::pointer_slots(std::uint64_t id) const {
-  rust::Vec<pspa::SlotFfi> v;
+bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v) const {
   const klee::MemoryObject *mo = find(id);
   if (!mo)
-    return v;
+    return false;
   if (mo->allocSite && isa<Function>(mo->allocSite))
-    return v; // code, not data
+    return true; // code, not data
+  // An object met in this state always has its contents here; if not, the state is not
+  // what the view believes, and the call must fail rather than be analysed without them.
   const klee::ObjectState *os = state.addressSpace.findObject(mo);
   if (!os)
-    return v;
+    return false;
   unsigned width = klee::Context::get().getPointerWidth();
   unsigned bytes = width / 8;
   const DataLayout &dl = plugin.module->getDataLayout();
@@ -574,12 +690,12 @@ rust::Vec<pspa::SlotFfi> KleeStateView::pointer_slots(std::uint64_t id) const {
       plugin.reads.concrete++;
       concreteTarget(word, ts);
     } else if (!targets(os->read(off, width), pointerAt(dl, type, off), ts)) {
-      return v;
+      return false;
     }
     if (!ts.empty())
       v.push_back(pspa::SlotFfi{off, std::move(ts)});
   }
-  return v;
+  return true;
 }
 
 void PspaPlugin::runFinished(klee::InterpreterHandler &) {
@@ -617,6 +733,18 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
     llvm::errs() << "KLEE: done: pspa projection: objects met = " << s.objects_met
                  << ", read = " << s.objects_read << ", rounds = " << s.fetch_rounds << "\n";
   }
+  if (PspaCheck) {
+    llvm::errs() << "KLEE: done: pspa check: calls checked = " << check.calls << ", accesses = " << check.accesses
+                 << ", outside mod/ref = " << check.outside << "\n";
+    llvm::errs() << "KLEE: done: pspa check: failed calls (not checked) = " << check.failedCalls
+                 << ", accesses to the calls' own locals = " << check.locals
+                 << ", to objects of unknown site = " << check.unknownSite
+                 << ", at symbolic offsets (whole object) = " << check.symbolicOffset
+                 << ", calls of declared functions inside (their own accesses unseen) = " << check.externalCalls << "\n";
+  }
+  if (PspaStats)
+    llvm::errs() << "KLEE: done: pspa answers: " << s.answers << ", heap bytes mean = "
+                 << (s.answers ? s.answer_bytes / s.answers : 0) << ", max = " << s.answer_bytes_max << "\n";
   if (csv) {
     for (auto &kv : averages)
       *csv << "# average," << kv.first << ',' << mode << ",calls=" << kv.second.n << ",mod_stripped="

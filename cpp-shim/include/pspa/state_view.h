@@ -1,5 +1,5 @@
 // The state the Rust core analyses, seen from C++ (the paper's section 3 API).
-// Free of KLEE: the bridge (src/klee.rs) compiles against this header alone; the KLEE
+// Free of KLEE: the bridge (bridge/src/lib.rs) compiles against this header alone; the KLEE
 // plugin implements it over klee::ExecutionState (cpp-shim/src/klee_state.cpp).
 #pragma once
 #include "rust/cxx.h"
@@ -11,19 +11,22 @@ struct ObjectFfi;
 struct TargetFfi;
 struct SlotFfi;
 struct GlobalFfi;
+enum class Read : std::uint8_t;
 
 class StateView {
 public:
   virtual ~StateView() = default;
   /// Actual arguments of the call being analysed.
   virtual std::size_t num_args() const = 0;
-  /// Targets of argument i; false when it carries no pointer.
-  virtual bool arg(std::size_t i, rust::Vec<TargetFfi> &out) const = 0;
+  /// Targets of argument i: Read::NoPointer when it carries none, Read::Failed when it
+  /// could not be read faithfully (the call then fails before anything is solved).
+  virtual Read arg(std::size_t i, rust::Vec<TargetFfi> &out) const = 0;
   /// The object holding each global variable.
   virtual rust::Vec<GlobalFfi> globals() const = 0;
   /// An object by id; false when the state has none.
   virtual bool object(std::uint64_t id, ObjectFfi &out) const = 0;
-  /// The fields of an object that may hold pointers, with their targets.
-  virtual rust::Vec<SlotFfi> pointer_slots(std::uint64_t id) const = 0;
+  /// The fields of an object that may hold pointers, with their targets; false when
+  /// its contents could not be read faithfully.
+  virtual bool pointer_slots(std::uint64_t id, rust::Vec<SlotFfi> &out) const = 0;
 };
 } // namespace pspa

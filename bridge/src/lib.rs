@@ -4,25 +4,51 @@
 //! plugin then takes the conservative answer and warns once); it never unwinds into C++.
 //! No `Result` crosses the bridge (it would throw, and KLEE is built without exceptions).
 
-use crate::facts::FuncId;
-use crate::frontend::{FrontOptions, Module};
-use crate::local::CallResult;
-use crate::memory_graph::MemoryGraph;
-use crate::session::{ModRefReport, Session};
-use crate::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
+use pspa::facts::FuncId;
+use pspa::frontend::{FrontOptions, Module};
+use pspa::local::CallResult;
+use pspa::memory_graph::MemoryGraph;
+use pspa::query::{Answer, LiveObject, Node};
+use pspa::session::{ModRefReport, Session};
+use pspa::state::{ObjType, PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 #[cxx::bridge(namespace = "pspa")]
 pub mod ffi {
-    /// An object of the state. `site`: its `allocSite` (`llvm::Value*`); `type_name`:
-    /// its LLVM type as printed, empty when unknown.
+    /// An object of the state. `site`: its `allocSite` (`llvm::Value*`); `ty`: its
+    /// `llvm::Type*`, 0 when unknown.
     struct ObjectFfi {
         id: u64,
         site: usize,
         size: u64,
-        type_name: String,
+        ty: usize,
+    }
+    /// What reading a value of the state gave: the state view says when it could not
+    /// read faithfully, and the call then fails before anything is solved or cached.
+    enum Read {
+        NoPointer,
+        Pointer,
+        Failed,
+    }
+    /// A live object of the state a client asks about: its `MemoryObject::id`, its
+    /// `allocSite` (`llvm::Value*`, 0 if none), and whether it existed when the call was
+    /// analysed.
+    struct LiveObjectFfi {
+        id: u64,
+        site: usize,
+        existed: bool,
+    }
+    /// The abstract node of a live object (`pspa::query::Node`).
+    enum NodeKind {
+        Unique,
+        Static,
+        Local,
+        Unreached,
+        Unknown,
     }
     /// kind 0: byte `offset` of `object` (any offset when !offset_known); 1: the function
     /// at `function` (`llvm::Function*`); 2: null; 3: unknown (may point anywhere:
@@ -59,6 +85,8 @@ pub mod ffi {
         /// The mod or ref set has `unknown` (a value that may point anywhere was used): a
         /// client must treat the call as touching anything.
         unknown: bool,
+        /// Heap bytes of the call's answer handle.
+        answer_bytes: usize,
     }
     struct EngineStats {
         invocations: u64,
@@ -79,6 +107,10 @@ pub mod ffi {
         fetch_rounds: u64,
         objects_met: u64,
         objects_read: u64,
+        /// Answer handles made, their heap bytes in total and the largest.
+        answers: u64,
+        answer_bytes: u64,
+        answer_bytes_max: u64,
     }
 
     extern "Rust" {
@@ -93,20 +125,37 @@ pub mod ffi {
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
-        fn engine_analyze(e: &mut Engine, state: &StateView, function: usize, dump: &str) -> CallReport;
+        /// The handle answers the clients' queries; a failed call (`report.ok` false)
+        /// gives a handle whose every answer is the conservative one.
+        fn engine_analyze(e: &mut Engine, state: &StateView, function: usize, dump: &str, report: &mut CallReport) -> Box<CallAnswer>;
         fn engine_stats(e: &Engine) -> EngineStats;
         /// Write KLEE's module as bitcode (what dumped snapshots refer to).
         fn engine_write_module(e: &Engine, path: &str) -> bool;
+
+        /// An analysed call's answer (`pspa::query::Answer`): immutable; the plugin
+        /// shares one among the states that fork from the call.
+        type CallAnswer;
+        fn answer_ok(a: &CallAnswer) -> bool;
+        fn answer_node(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi) -> NodeKind;
+        /// Whether the call may write (read) bytes [offset, offset + len) of `o`
+        /// (anywhere in it when !offset_known). True when the call failed.
+        fn answer_may_write(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool;
+        fn answer_may_read(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool;
+        /// Whether the pointer `value` (`llvm::Value*`), dereferenced by the call, may
+        /// point into `o`: 0 no, 1 may, 2 not known (resolve as KLEE would).
+        fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
+        fn answer_heap_bytes(a: &CallAnswer) -> usize;
     }
 
     unsafe extern "C++" {
         include!("pspa/state_view.h");
         type StateView;
         fn num_args(self: &StateView) -> usize;
-        fn arg(self: &StateView, i: usize, out: &mut Vec<TargetFfi>) -> bool;
+        fn arg(self: &StateView, i: usize, out: &mut Vec<TargetFfi>) -> Read;
         fn globals(self: &StateView) -> Vec<GlobalFfi>;
         fn object(self: &StateView, id: u64, out: &mut ObjectFfi) -> bool;
-        fn pointer_slots(self: &StateView, id: u64) -> Vec<SlotFfi>;
+        /// False when the object's contents could not be read faithfully.
+        fn pointer_slots(self: &StateView, id: u64, out: &mut Vec<SlotFfi>) -> bool;
     }
 }
 
@@ -114,15 +163,22 @@ pub struct Engine {
     session: Option<Session>,
     error: String,
     spa: bool,
-    /// SPA mode: the whole-program mod/ref sizes of each function, computed once.
-    spa_sets: Vec<(usize, usize)>,
+    /// SPA mode: the whole-program answer of each function, computed once.
+    spa_answers: Vec<Arc<Answer>>,
     failures: u64,
     spa_calls: u64,
     /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
     /// every state shares those objects: read once, at the first call.
     globals: Option<FxHashMap<String, StateObjId>>,
     read_micros: u64,
+    answers: u64,
+    answer_bytes: u64,
+    answer_bytes_max: u64,
 }
+
+/// An analysed call's answer; None when the call failed (every query is then answered
+/// conservatively).
+pub struct CallAnswer(Option<Arc<Answer>>);
 
 /// A caught panic's message, for the plugin's one warning.
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -141,23 +197,35 @@ fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_glob
         session.all_globals = all_globals;
         session.on_demand = !eager;
         session.max_work = (max_work > 0).then_some(max_work);
-        let mut spa_sets = Vec::new();
+        let mut spa_answers = Vec::new();
         if spa {
-            let a = crate::analysis::analyze(&session.prog);
-            spa_sets = (0..session.prog.functions.len() as FuncId).map(|f| (a.mod_of(f).len(), a.ref_of(f).len())).collect();
+            let a = pspa::analysis::analyze(&session.prog);
+            spa_answers = (0..session.prog.functions.len() as FuncId).map(|f| Arc::new(Answer::whole_program(&a, f))).collect();
         }
-        Ok(Engine { session: Some(session), error: String::new(), spa, spa_sets, failures: 0, spa_calls: 0, globals: None, read_micros: 0 })
+        Ok(Engine { spa_answers, ..Engine::failed(String::new(), Some(session), spa) })
     }));
     Box::new(match r {
         Ok(Ok(e)) => e,
-        Ok(Err(e)) => Engine::failed(format!("{:#}", e)),
-        Err(_) => Engine::failed("internal error (panic) while reading the module".into()),
+        Ok(Err(e)) => Engine::failed(format!("{:#}", e), None, false),
+        Err(_) => Engine::failed("internal error (panic) while reading the module".into(), None, false),
     })
 }
 
 impl Engine {
-    fn failed(error: String) -> Engine {
-        Engine { session: None, error, spa: false, spa_sets: Vec::new(), failures: 0, spa_calls: 0, globals: None, read_micros: 0 }
+    fn failed(error: String, session: Option<Session>, spa: bool) -> Engine {
+        Engine {
+            session,
+            error,
+            spa,
+            spa_answers: Vec::new(),
+            failures: 0,
+            spa_calls: 0,
+            globals: None,
+            read_micros: 0,
+            answers: 0,
+            answer_bytes: 0,
+            answer_bytes_max: 0,
+        }
     }
 }
 
@@ -188,6 +256,9 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         fetch_rounds: r.fetch_rounds,
         objects_met: r.objects_met,
         objects_read: r.objects_read,
+        answers: e.answers,
+        answer_bytes: e.answer_bytes,
+        answer_bytes_max: e.answer_bytes_max,
     }
 }
 
@@ -204,31 +275,40 @@ fn failed_report(message: String) -> ffi::CallReport {
         micros: 0,
         message,
         unknown: false,
+        answer_bytes: 0,
     }
 }
 
-fn engine_analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) -> ffi::CallReport {
+fn engine_analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str, report: &mut ffi::CallReport) -> Box<CallAnswer> {
     let t = std::time::Instant::now();
     let r = catch_unwind(AssertUnwindSafe(|| analyze(e, state, function, dump)));
-    let mut rep = match r {
-        Ok(Ok(rep)) => rep,
-        Ok(Err(err)) => failed_report(format!("{:#}", err)),
-        Err(p) => failed_report(format!("internal error (panic) in the analysis: {}", panic_message(&*p))),
+    let (mut rep, answer) = match r {
+        Ok(Ok((rep, answer))) => (rep, Some(answer)),
+        Ok(Err(err)) => (failed_report(format!("{:#}", err)), None),
+        Err(p) => (failed_report(format!("internal error (panic) in the analysis: {}", panic_message(&*p))), None),
     };
     if !rep.ok {
         e.failures += 1;
     }
+    if let Some(a) = &answer {
+        rep.answer_bytes = a.heap_bytes();
+        e.answers += 1;
+        e.answer_bytes += rep.answer_bytes as u64;
+        e.answer_bytes_max = e.answer_bytes_max.max(rep.answer_bytes as u64);
+    }
     rep.micros = t.elapsed().as_micros() as u64;
-    rep
+    *report = rep;
+    Box::new(CallAnswer(answer))
 }
 
-fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) -> anyhow::Result<ffi::CallReport> {
+fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) -> anyhow::Result<(ffi::CallReport, Arc<Answer>)> {
     let Some(session) = e.session.as_mut() else { anyhow::bail!("no analysis: {}", e.error) };
     let Some(&f) = session.prog.site_functions.get(&function) else { anyhow::bail!("unknown function") };
     if e.spa {
         e.spa_calls += 1;
-        let (m, r) = e.spa_sets[f as usize];
-        return Ok(ffi::CallReport {
+        let a = e.spa_answers[f as usize].clone();
+        let (m, r) = (a.modset().len(), a.refset().len());
+        let rep = ffi::CallReport {
             ok: true,
             reused: false,
             mod_size: m,
@@ -240,7 +320,9 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             micros: 0,
             message: String::new(),
             unknown: false,
-        });
+            answer_bytes: 0,
+        };
+        return Ok((rep, a));
     }
     let globals = e.globals.get_or_insert_with(|| {
         state
@@ -248,30 +330,39 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             .iter()
             .filter_map(|g| {
                 let o = *session.prog.site_objects.get(&g.site)?;
-                let name = session.prog.objects[o as usize].label.strip_prefix("global:")?;
+                let name = pspa::site::global_name(&session.prog.objects[o as usize].label)?;
                 Some((name.to_string(), g.object))
             })
             .collect()
     });
+    let globals = &*globals;
     // A dumped call: the whole projection is read, written before the analysis (so that a
     // call that fails can be replayed too), and the analysis reads it instead of KLEE's
-    // state (each object is read from KLEE once).
+    // state (each object is read from KLEE once). A state that could not be read
+    // faithfully is neither dumped nor solved.
     let full = if dump.is_empty() {
         None
     } else {
-        let full = MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?;
-        std::fs::write(dump, serde_json::to_string_pretty(&crate::snapshot::record(&full, "final.bc", None, false))? + "\n")?;
+        let st = KleeState::new(state, session, f, globals);
+        let full = MemoryGraph::project(&st, session.roots());
+        st.check()?;
+        let full = full?;
+        std::fs::write(dump, serde_json::to_string_pretty(&pspa::snapshot::record(&full, "final.bc", None, false))? + "\n")?;
         Some(full)
     };
-    // The C++ view borrows the session for names: a view is made for each request.
     let t = std::time::Instant::now();
     let read_micros = &mut e.read_micros;
     let (g, abs, result, stats) = if session.on_demand {
         session.analyze_on_demand(&mut |sess, g, what| {
             let t = std::time::Instant::now();
             let r = match &full {
-                Some(full) => crate::session::fetch(full, sess.roots(), g, what),
-                None => crate::session::fetch(&KleeState { view: state, session: sess, function: f, globals }, sess.roots(), g, what),
+                Some(full) => pspa::session::fetch(full, sess.roots(), g, what),
+                None => {
+                    // The C++ view borrows the session for names: a view per request.
+                    let st = KleeState::new(state, sess, f, globals);
+                    let r = pspa::session::fetch(&st, sess.roots(), g, what);
+                    st.check().and(r)
+                }
             };
             *read_micros += t.elapsed().as_micros() as u64;
             r
@@ -279,7 +370,12 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
     } else {
         let g = match full {
             Some(full) => full,
-            None => MemoryGraph::project(&KleeState { view: state, session, function: f, globals }, session.roots())?,
+            None => {
+                let st = KleeState::new(state, session, f, globals);
+                let g = MemoryGraph::project(&st, session.roots());
+                st.check()?;
+                g?
+            }
         };
         *read_micros += t.elapsed().as_micros() as u64;
         let (abs, result, stats) = session.analyze_graph(&g, None, false)?;
@@ -293,12 +389,13 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             function: g.function.clone(),
             modset: CallResult::labels(&abs, &result.modset),
             refset: CallResult::labels(&abs, &result.refset),
+            points_to: session.points_to.then(|| session.points_to_labels(&abs, &result)),
             stats: stats.clone(),
         };
         let out = dump.strip_suffix(".json").unwrap_or(dump).to_string() + ".modref.json";
         std::fs::write(out, serde_json::to_string_pretty(&rep)? + "\n")?;
     }
-    Ok(ffi::CallReport {
+    let rep = ffi::CallReport {
         ok: true,
         reused: stats.reused,
         mod_size: result.modset.len(),
@@ -309,9 +406,67 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
         read_objects: stats.abstraction.projected_objects - stats.abstraction.opaque_objects,
         micros: 0,
         message: String::new(),
-        unknown: stats.abstraction.unknown > 0 && CallResult::touches_unknown(&abs, &result),
+        unknown: false,
+        answer_bytes: 0,
+    };
+    let answer = Answer::new(&abs, result);
+    Ok((ffi::CallReport { unknown: answer.unknown(), ..rep }, Arc::new(answer)))
+}
+
+// ---- queries -------------------------------------------------------------------------
+
+fn live(e: &Engine, o: &ffi::LiveObjectFfi) -> Option<LiveObject> {
+    let prog = &e.session.as_ref()?.prog;
+    Some(LiveObject { id: o.id, site: prog.site_objects.get(&o.site).copied(), existed: o.existed })
+}
+
+/// Run a query; a failed call, a missing session or a panic give `conservative`.
+fn query<T>(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi, conservative: T, q: impl FnOnce(&Answer, &pspa::facts::Program, &LiveObject) -> T) -> T {
+    let (Some(answer), Some(s), Some(lo)) = (a.0.as_deref(), e.session.as_ref(), live(e, o)) else { return conservative };
+    match catch_unwind(AssertUnwindSafe(|| q(answer, &s.prog, &lo))) {
+        Ok(v) => v,
+        Err(_) => conservative,
+    }
+}
+
+fn answer_ok(a: &CallAnswer) -> bool {
+    a.0.is_some()
+}
+
+fn answer_node(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi) -> ffi::NodeKind {
+    query(e, a, o, ffi::NodeKind::Unknown, |ans, prog, lo| match ans.node_of(prog, lo) {
+        Node::Unique(_) => ffi::NodeKind::Unique,
+        Node::Static(_) => ffi::NodeKind::Static,
+        Node::Local => ffi::NodeKind::Local,
+        Node::Unreached => ffi::NodeKind::Unreached,
+        Node::Unknown => ffi::NodeKind::Unknown,
     })
 }
+
+fn answer_may_write(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool {
+    query(e, a, o, true, |ans, prog, lo| ans.may_write(prog, lo, offset_known.then_some((offset, len))))
+}
+
+fn answer_may_read(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool {
+    query(e, a, o, true, |ans, prog, lo| ans.may_read(prog, lo, offset_known.then_some((offset, len))))
+}
+
+fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveObjectFfi) -> u8 {
+    query(e, a, o, 2, |ans, prog, lo| {
+        let Some(&v) = prog.value_vars.get(&value) else { return 2 };
+        match ans.may_point_to(prog, v, lo) {
+            Some(false) => 0,
+            Some(true) => 1,
+            None => 2,
+        }
+    })
+}
+
+fn answer_heap_bytes(a: &CallAnswer) -> usize {
+    a.0.as_ref().map_or(0, |x| x.heap_bytes())
+}
+
+// ---- the state --------------------------------------------------------------------------
 
 /// A KLEE state seen through the C++ view, with sites and functions named as by the
 /// front end.
@@ -320,9 +475,15 @@ struct KleeState<'a> {
     session: &'a Session,
     function: FuncId,
     globals: &'a FxHashMap<String, StateObjId>,
+    /// The first value the view could not read faithfully.
+    failed: RefCell<Option<String>>,
 }
 
-impl KleeState<'_> {
+impl<'a> KleeState<'a> {
+    fn new(view: &'a ffi::StateView, session: &'a Session, function: FuncId, globals: &'a FxHashMap<String, StateObjId>) -> KleeState<'a> {
+        KleeState { view, session, function, globals, failed: RefCell::new(None) }
+    }
+
     fn target(&self, t: &ffi::TargetFfi) -> Target {
         match t.kind {
             0 => Target::Object { id: t.object, offset: t.offset_known.then_some(t.offset) },
@@ -339,7 +500,19 @@ impl KleeState<'_> {
         match self.session.prog.site_objects.get(&site) {
             Some(&o) => self.session.prog.objects[o as usize].label.clone(),
             // KLEE's own objects (argv, environment, errno, ...): a site of their own.
-            None => "heap:klee:0".to_string(),
+            None => pspa::site::KLEE.to_string(),
+        }
+    }
+
+    fn fail(&self, what: String) {
+        self.failed.borrow_mut().get_or_insert(what);
+    }
+
+    /// An error if some read failed: the caller stops before solving.
+    fn check(&self) -> anyhow::Result<()> {
+        match self.failed.borrow().as_ref() {
+            Some(what) => anyhow::bail!("the state could not be read faithfully: {what}"),
+            None => Ok(()),
         }
     }
 }
@@ -350,7 +523,14 @@ impl SymbolicState for KleeState<'_> {
         let args = (0..self.view.num_args())
             .map(|i| {
                 let mut out = Vec::new();
-                self.view.arg(i, &mut out).then(|| out.iter().map(|t| self.target(t)).collect())
+                match self.view.arg(i, &mut out) {
+                    ffi::Read::Pointer => Some(out.iter().map(|t| self.target(t)).collect()),
+                    ffi::Read::NoPointer => None,
+                    _ => {
+                        self.fail(format!("argument {i}"));
+                        None
+                    }
+                }
             })
             .collect();
         (name, args)
@@ -368,23 +548,19 @@ impl SymbolicState for KleeState<'_> {
     }
 
     fn object(&self, id: StateObjId) -> Option<StateObject> {
-        let mut o = ffi::ObjectFfi { id: 0, site: 0, size: 0, type_name: String::new() };
+        let mut o = ffi::ObjectFfi { id: 0, site: 0, size: 0, ty: 0 };
         if !self.view.object(id, &mut o) {
             return None;
         }
-        Some(StateObject {
-            id,
-            site: self.site_label(o.site),
-            size: o.size,
-            ty: (!o.type_name.is_empty()).then(|| o.type_name.clone()),
-        })
+        Some(StateObject { id, site: self.site_label(o.site), size: o.size, ty: (o.ty != 0).then_some(ObjType::Llvm(o.ty)) })
     }
 
     fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
-        self.view
-            .pointer_slots(id)
-            .iter()
-            .map(|s| PointerSlot { offset: s.offset, targets: s.targets.iter().map(|t| self.target(t)).collect() })
-            .collect()
+        let mut out = Vec::new();
+        if !self.view.pointer_slots(id, &mut out) {
+            self.fail(format!("the contents of object {id}"));
+            return Vec::new();
+        }
+        out.iter().map(|s| PointerSlot { offset: s.offset, targets: s.targets.iter().map(|t| self.target(t)).collect() }).collect()
     }
 }

@@ -1,0 +1,243 @@
+//! The query API the clients share: what an analysed call answers about the live objects
+//! of a later state and about the program's pointers, without re-solving.
+//!
+//! A client (resolution pruning, WIT, chopping, `--pspa-check`) holds an [`Answer`] per
+//! analysed call. A live object is named by its id, its allocation site and whether it
+//! existed when the call was analysed; [`Answer::node_of`] maps it to its abstract node:
+//! its unique site if the analysed state had it, its static site if it was allocated
+//! later. `may_write` / `may_read` ask the mod/ref sets about a byte range of it;
+//! `points_to` gives the set of a pointer the call dereferences. An answer translated
+//! from a cached summary answers the same (tests/reuse.rs checks it).
+
+use crate::abstraction::{AbstractState, PostState, UNKNOWN_SITE};
+use crate::facts::{LayoutId, ObjId, ObjKind, Program, VarId};
+use crate::local::{CallResult, ResLoc, ValueSets};
+use crate::site::{self, Field};
+use crate::state::StateObjId;
+use rustc_hash::FxHashMap;
+
+/// An analysed call's answer: immutable, shared by every state that keeps it.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// Object of the analysed state -> its abstract object.
+    uids: FxHashMap<StateObjId, u32>,
+    /// Layout of each abstract object (None: field-insensitive).
+    layouts: Vec<Option<LayoutId>>,
+    /// Sorted.
+    modset: Vec<ResLoc>,
+    refset: Vec<ResLoc>,
+    points_to: ValueSets,
+    /// A set holds the `unknown` object: the call may touch anything.
+    unknown: bool,
+    post: Option<PostState>,
+    /// A whole-program answer (SPA): every object is its static site.
+    whole_program: bool,
+}
+
+/// A live object of a state, as a client sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct LiveObject {
+    pub id: StateObjId,
+    /// The program object of its allocation site (None: an object KLEE made itself).
+    pub site: Option<ObjId>,
+    /// It existed in the state the call was analysed from.
+    pub existed: bool,
+}
+
+/// The abstract node of a live object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// Abstract object N of the analysed state (its unique site `SITE@ID`).
+    Unique(u32),
+    /// Allocated after the analysed state: the program's static site.
+    Static(ObjId),
+    /// A stack object allocated after the analysed state: a local of an activation the
+    /// call began, dead once it returns (mod/ref leave locals out).
+    Local,
+    /// It existed but the call could not reach it: no set holds it.
+    Unreached,
+    /// Its site is not the program's: nothing is known.
+    Unknown,
+}
+
+impl Answer {
+    /// The answer of a call analysed from `abs`.
+    pub fn new(abs: &AbstractState, r: CallResult) -> Answer {
+        let uids = abs.objects.iter().enumerate().filter_map(|(i, o)| Some((o.uid?, i as u32))).collect();
+        let layouts = abs.objects.iter().map(|o| o.layout).collect();
+        let unknown = CallResult::touches_unknown(abs, &r)
+            || r.points_to.sets.iter().flatten().any(|l| matches!(l, ResLoc::Abs { obj, .. } if abs.objects[*obj as usize].site == UNKNOWN_SITE));
+        debug_assert!(r.modset.windows(2).all(|w| w[0] < w[1]) && r.refset.windows(2).all(|w| w[0] < w[1]), "sets are sorted");
+        Answer {
+            uids,
+            layouts,
+            modset: r.modset,
+            refset: r.refset,
+            points_to: r.points_to,
+            unknown,
+            post: r.has_post.then_some(r.post),
+            whole_program: false,
+        }
+    }
+
+    /// The whole-program answer for calls of `f` (SPA): its mod/ref sets over static
+    /// sites, the same for every state. No points-to sets (clients resolve as KLEE would).
+    pub fn whole_program(a: &crate::analysis::Analysis, f: crate::facts::FuncId) -> Answer {
+        let set = |labels: Vec<String>| {
+            let mut v: Vec<ResLoc> = labels.into_iter().map(ResLoc::Static).collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        Answer {
+            uids: FxHashMap::default(),
+            layouts: Vec::new(),
+            modset: set(a.mod_of(f)),
+            refset: set(a.ref_of(f)),
+            points_to: ValueSets::default(),
+            unknown: false,
+            post: None,
+            whole_program: true,
+        }
+    }
+
+    pub fn node_of(&self, prog: &Program, o: &LiveObject) -> Node {
+        if let Some(&i) = self.uids.get(&o.id) {
+            return Node::Unique(i);
+        }
+        match o.site {
+            _ if o.existed && !self.whole_program => Node::Unreached,
+            Some(s) if self.whole_program && o.existed => Node::Static(s),
+            Some(s) if prog.objects[s as usize].kind == ObjKind::Stack => Node::Local,
+            Some(s) => Node::Static(s),
+            None => Node::Unknown,
+        }
+    }
+
+    /// Whether the call may write bytes `range` (offset, length; None: somewhere) of `o`.
+    pub fn may_write(&self, prog: &Program, o: &LiveObject, range: Option<(u64, u64)>) -> bool {
+        self.may(prog, &self.modset, o, range)
+    }
+
+    /// Whether the call may read bytes `range` of `o`.
+    pub fn may_read(&self, prog: &Program, o: &LiveObject, range: Option<(u64, u64)>) -> bool {
+        self.may(prog, &self.refset, o, range)
+    }
+
+    /// Whether a set names `o`'s bytes `range`. Conservative where the answer cannot tell:
+    /// `unknown` in the sets, an object of no known site, a local of the call.
+    fn may(&self, prog: &Program, set: &[ResLoc], o: &LiveObject, range: Option<(u64, u64)>) -> bool {
+        if self.unknown {
+            return true;
+        }
+        match self.node_of(prog, o) {
+            Node::Unique(i) => in_set_unique(set, i, fields(prog, self.layouts[i as usize], range).as_deref()),
+            Node::Static(s) => in_set_static(set, &prog.objects[s as usize].label, fields(prog, prog.objects[s as usize].layout, range).as_deref()),
+            Node::Unreached => false,
+            Node::Local | Node::Unknown => true,
+        }
+    }
+
+    /// The points-to set of a pointer the call dereferences (a program variable); None
+    /// when the call has none for it (not asked for, or not dereferenced by the call).
+    pub fn points_to(&self, v: VarId) -> Option<&[ResLoc]> {
+        self.points_to.get(v)
+    }
+
+    /// The pointers the answer has a set for.
+    pub fn pointers(&self) -> impl Iterator<Item = VarId> + '_ {
+        self.points_to.vars.iter().map(|&(v, _)| v)
+    }
+
+    /// Whether `pointer` may point into `o` (at any offset). None when the answer has no
+    /// set for `pointer`: the client must assume it may.
+    pub fn may_point_to(&self, prog: &Program, pointer: VarId, o: &LiveObject) -> Option<bool> {
+        let set = self.points_to(pointer)?;
+        if self.unknown {
+            return Some(true);
+        }
+        Some(match self.node_of(prog, o) {
+            Node::Unique(i) => in_set_unique(set, i, None),
+            Node::Static(s) => in_set_static(set, &prog.objects[s as usize].label, None),
+            Node::Unreached => false,
+            Node::Local | Node::Unknown => true,
+        })
+    }
+
+    /// The sets name the `unknown` object: every query answers "may".
+    pub fn unknown(&self) -> bool {
+        self.unknown
+    }
+
+    /// What memory may look like after the call (kept for skipped calls only).
+    pub fn post(&self) -> Option<&PostState> {
+        self.post.as_ref()
+    }
+
+    pub fn modset(&self) -> &[ResLoc] {
+        &self.modset
+    }
+
+    pub fn refset(&self) -> &[ResLoc] {
+        &self.refset
+    }
+
+    /// Heap bytes this answer holds (capacities, not lengths): what a handle costs.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let loc = |v: &Vec<ResLoc>| {
+            v.capacity() * size_of::<ResLoc>()
+                + v.iter().map(|l| if let ResLoc::Static(s) = l { s.capacity() } else { 0 }).sum::<usize>()
+        };
+        let mut n = self.uids.capacity() * (size_of::<(StateObjId, u32)>() + 1)
+            + self.layouts.capacity() * size_of::<Option<LayoutId>>()
+            + loc(&self.modset)
+            + loc(&self.refset)
+            + self.points_to.vars.capacity() * size_of::<(VarId, u32)>()
+            + self.points_to.sets.capacity() * size_of::<Vec<ResLoc>>()
+            + self.points_to.sets.iter().map(loc).sum::<usize>();
+        if let Some(p) = &self.post {
+            n += p.objects.capacity() * size_of::<crate::abstraction::AbsObject>()
+                + p.objects.iter().map(|o| o.site.capacity()).sum::<usize>()
+                + p.edges.capacity() * size_of::<(crate::abstraction::AbsLoc, crate::abstraction::AbsLoc)>();
+        }
+        n
+    }
+}
+
+/// The abstract fields of bytes `range` of an object of layout `l`; None: every field.
+fn fields(prog: &Program, l: Option<LayoutId>, range: Option<(u64, u64)>) -> Option<Vec<u32>> {
+    let (l, (off, len)) = (l?, range?);
+    Some(prog.layouts[l as usize].fields_in(off as i64, len.max(1)))
+}
+
+fn in_set_unique(set: &[ResLoc], obj: u32, fields: Option<&[u32]>) -> bool {
+    // ResLoc orders by object, then field (None first): the object's entries are a run.
+    let start = set.partition_point(|l| matches!(l, ResLoc::Abs { obj: o, .. } if *o < obj));
+    set[start..].iter().take_while(|l| matches!(l, ResLoc::Abs { obj: o, .. } if *o == obj)).any(|l| match l {
+        ResLoc::Abs { field: None, .. } => true,
+        ResLoc::Abs { field: Some(f), .. } => fields.map_or(true, |fs| fs.contains(f)),
+        ResLoc::Static(_) => false,
+    })
+}
+
+fn in_set_static(set: &[ResLoc], label: &str, fields: Option<&[u32]>) -> bool {
+    let start = set.partition_point(|l| matches!(l, ResLoc::Abs { .. }));
+    let statics = &set[start..];
+    let has = |s: String| statics.binary_search_by(|l| match l { ResLoc::Static(x) => x.as_str().cmp(&s), _ => std::cmp::Ordering::Less }).is_ok();
+    if has(site::location(label, Field::All)) {
+        return true;
+    }
+    match fields {
+        Some(fs) => fs.iter().any(|&f| has(site::location(label, Field::At(f)))),
+        // Any field: the labels `LABEL.N` sort together after `LABEL.`.
+        None => {
+            let prefix = format!("{label}.");
+            let i = statics.partition_point(|l| matches!(l, ResLoc::Static(x) if x.as_str() < prefix.as_str()));
+            statics[i..]
+                .iter()
+                .map_while(|l| match l { ResLoc::Static(x) => x.strip_prefix(&prefix), _ => None })
+                .any(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
+        }
+    }
+}

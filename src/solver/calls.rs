@@ -1,0 +1,114 @@
+//! Call binding: direct calls are bound when their caller becomes live, indirect ones on
+//! the fly as function objects reach the called pointer (checked for arity and signature).
+//! Binding activates the callee, or applies its model.
+
+use super::{Cx, Solver};
+use crate::facts::*;
+use crate::models::Model;
+use roaring::RoaringBitmap;
+
+impl<'p> Solver<'p> {
+    /// Make a function's constraints part of the problem (it is reachable from an entry).
+    pub fn activate(&mut self, f: FuncId) {
+        if self.live[f as usize] || !self.prog.functions[f as usize].defined {
+            return;
+        }
+        self.live[f as usize] = true;
+        self.stats.live_functions += 1;
+        let func = &self.prog.functions[f as usize];
+        for a in &func.accesses {
+            self.accesses[f as usize].push((*a, false));
+        }
+        if let Some((vobj, vvar)) = func.varargs {
+            let base = self.objs[vobj as usize].base;
+            self.add_pts(vvar, base);
+        }
+        self.install(&func.constraints);
+        for &c in &func.calls {
+            match self.calls[c as usize].callee {
+                Callee::Direct(g) => self.bind(c, g),
+                Callee::Indirect(v) => self.add_complex(v, Cx::Call(c)),
+            }
+        }
+    }
+
+    /// Bind indirect call c to the functions among the new targets `delta` of its pointer.
+    pub(super) fn bind_targets(&mut self, c: CallId, delta: &RoaringBitmap) {
+        for loc in delta.iter() {
+            let o = self.node_obj[loc as usize];
+            if let Some(g) = self.objs[o as usize].func {
+                if !self.arity_fits(c, g) {
+                    self.stats.arity_mismatches += 1;
+                } else if !self.signature_fits(c, g) {
+                    self.stats.signature_mismatches += 1;
+                } else {
+                    self.bind(c, g);
+                }
+            }
+        }
+    }
+
+    pub(super) fn bind(&mut self, c: CallId, g: FuncId) {
+        if !self.bound.insert((c, g)) {
+            return;
+        }
+        let call = self.calls[c as usize].clone();
+        if !self.callees[call.caller as usize].contains(&g) {
+            self.callees[call.caller as usize].push(g);
+        }
+        if matches!(call.callee, Callee::Indirect(_)) {
+            self.stats.indirect_call_targets += 1;
+        }
+        let func = &self.prog.functions[g as usize];
+        if let Some(model) = call.model.or(func.model) {
+            // External functions, and user-declared allocators even when they have a body.
+            self.apply_model(c, &call, model);
+        } else if func.defined {
+            for (i, a) in call.args.iter().enumerate() {
+                let Some(a) = *a else { continue };
+                match func.formals.get(i) {
+                    Some(Some(f)) => self.add_edge(a, *f),
+                    Some(None) => {}
+                    None => {
+                        if let Some((vobj, _)) = func.varargs {
+                            let base = self.objs[vobj as usize].base;
+                            self.add_edge(a, base);
+                        }
+                    }
+                }
+            }
+            if let (Some(r), Some(gr)) = (call.ret, func.ret) {
+                self.add_edge(gr, r);
+            }
+            self.activate(g);
+        } else {
+            self.apply_model(c, &call, Model::Unknown);
+        }
+    }
+
+    /// Whether call c can reach defined function g. A call that passes fewer arguments than
+    /// g has parameters leaves them undefined (a type-confused pointer, not a real target);
+    /// binding it would merge unrelated arguments. Extra arguments are ignored by the
+    /// callee in practice, so those targets stay.
+    fn arity_fits(&self, c: CallId, g: FuncId) -> bool {
+        let f = &self.prog.functions[g as usize];
+        !f.defined || f.model.is_some() || self.calls[c as usize].args.len() >= f.formals.len()
+    }
+
+    /// Whether a call site of the program can call `g` without undefined behaviour: a
+    /// pointer-carrying argument or result may not meet a formal or return value that
+    /// carries none, nor the reverse (C11 6.5.2.2p9: the types are incompatible). Calls the
+    /// solver makes itself (callbacks of models, unknown code) are not checked.
+    fn signature_fits(&self, c: CallId, g: FuncId) -> bool {
+        let f = &self.prog.functions[g as usize];
+        if (c as usize) >= self.prog.calls.len() || !f.defined || f.model.is_some() {
+            return true;
+        }
+        let call = &self.calls[c as usize];
+        let Some(arg_ptr) = &call.arg_ptr else { return true };
+        // Formals are Some exactly when their type can carry a pointer; so is a call's result.
+        let args_fit = f.formals.iter().zip(arg_ptr).all(|(fo, &a)| fo.is_some() == a);
+        let ret_fits = call.ret.is_none() || f.ret.is_some();
+        args_fit && ret_fits
+    }
+}

@@ -1,0 +1,154 @@
+//! Library models at calls: the effects a `Model` describes (allocation, copies, stores,
+//! callbacks, mod/ref) become nodes, constraints and accesses, and an unknown function
+//! gets the conservative policy. Separate from binding: it interprets `crate::models`.
+
+use super::{Cx, Node, Solver};
+use crate::facts::*;
+use crate::models::{Effect, Model};
+
+impl<'p> Solver<'p> {
+    fn model_var(&mut self, c: CallId, k: u32) -> Node {
+        if let Some(&n) = self.model_vars.get(&(c, k)) {
+            return n;
+        }
+        let n = self.new_node();
+        self.model_vars.insert((c, k), n);
+        n
+    }
+
+    /// The object a model allocates at call site c (made lazily for synthetic calls).
+    fn site_object(&mut self, c: CallId, call: &CallSite) -> ObjId {
+        if let Some(h) = call.heap {
+            return h;
+        }
+        let caller = &self.prog.functions.get(call.caller as usize).map(|f| f.name.as_str()).unwrap_or("<external>");
+        let label = crate::site::heap(caller, call.line);
+        let o = self.add_object(Object { label, kind: ObjKind::Heap, layout: None, owner: None, func: None, readonly: false });
+        self.calls[c as usize].heap = Some(o);
+        o
+    }
+
+    pub(super) fn apply_model(&mut self, c: CallId, call: &CallSite, model: Model) {
+        let caller = call.caller as usize;
+        let arg = |i: usize| call.args.get(i).copied().flatten();
+        let effects = match model {
+            Model::Known(e) => e,
+            Model::Unknown => {
+                // Conservative policy (see models.rs): arguments escape, the result may be
+                // anything escaped or a fresh object, and the caller's mod/ref covers it all.
+                let ext = self.ext;
+                for a in call.args.iter().flatten() {
+                    self.add_edge(*a, ext);
+                }
+                let h = self.site_object(c, call);
+                let hb = self.objs[h as usize].base;
+                self.add_pts(ext, hb);
+                if let Some(r) = call.ret {
+                    self.add_edge(ext, r);
+                }
+                let x = self.prog.functions.len() as FuncId;
+                if !self.callees[caller].contains(&x) {
+                    self.callees[caller].push(x);
+                }
+                // Once, and whatever else unknown code has: models of escaped library
+                // functions it calls add their accesses there too (an escaped `strlen`
+                // handled first once made unknown code read-only, which was unsound).
+                if !self.ext_accesses {
+                    self.ext_accesses = true;
+                    self.accesses[x as usize].push((Access { ptr: ext, size: None, write: true }, false));
+                    self.accesses[x as usize].push((Access { ptr: ext, size: None, write: false }, false));
+                }
+                return;
+            }
+        };
+        for (k, e) in effects.iter().enumerate() {
+            match *e {
+                Effect::Alloc | Effect::RetStatic => {
+                    if let Some(r) = call.ret {
+                        let h = self.site_object(c, call);
+                        let hb = self.objs[h as usize].base;
+                        self.add_pts(r, hb);
+                    }
+                }
+                Effect::Realloc(i) => {
+                    if let Some(r) = call.ret {
+                        let h = self.site_object(c, call);
+                        let hb = self.objs[h as usize].base;
+                        self.add_pts(r, hb);
+                        if let Some(a) = arg(i) {
+                            self.add_memcopy(r, a, None);
+                        }
+                    }
+                }
+                Effect::ModRet => {
+                    if let Some(r) = call.ret {
+                        self.accesses[caller].push((Access { ptr: r, size: None, write: true }, false));
+                    }
+                }
+                Effect::RetArg(i) => {
+                    if let (Some(r), Some(a)) = (call.ret, arg(i)) {
+                        self.add_edge(a, r);
+                    }
+                }
+                Effect::RetInto(i) => {
+                    if let (Some(r), Some(a)) = (call.ret, arg(i)) {
+                        let g = self.intern_gep(Gep::unknown());
+                        self.add_complex(a, Cx::Gep { dst: r, gep: g });
+                    }
+                }
+                Effect::Mod(i) | Effect::Ref(i) | Effect::ModDeep(i) | Effect::RefDeep(i) => {
+                    if let Some(a) = arg(i) {
+                        let write = matches!(e, Effect::Mod(_) | Effect::ModDeep(_));
+                        let deep = matches!(e, Effect::ModDeep(_) | Effect::RefDeep(_));
+                        self.accesses[caller].push((Access { ptr: a, size: None, write }, deep));
+                    }
+                }
+                Effect::ModFrom(i) | Effect::RefFrom(i) => {
+                    let write = matches!(e, Effect::ModFrom(_));
+                    for a in call.args.iter().skip(i).flatten() {
+                        self.accesses[caller].push((Access { ptr: *a, size: None, write }, false));
+                    }
+                }
+                Effect::Copy(d, s) => {
+                    if let (Some(d), Some(s)) = (arg(d), arg(s)) {
+                        self.add_memcopy(d, s, None);
+                    }
+                }
+                Effect::StoreInto { ptr, into } => {
+                    if let (Some(p), Some(a)) = (arg(ptr), arg(into)) {
+                        let t = self.model_var(c, k as u32);
+                        let g = self.intern_gep(Gep::unknown());
+                        self.add_complex(a, Cx::Gep { dst: t, gep: g });
+                        self.add_complex(p, Cx::Store { src: t, size: 8 });
+                    }
+                }
+                Effect::StoreAlloc(i) => {
+                    if let Some(p) = arg(i) {
+                        let t = self.model_var(c, k as u32);
+                        let h = self.site_object(c, call);
+                        let hb = self.objs[h as usize].base;
+                        self.add_pts(t, hb);
+                        self.add_complex(p, Cx::Store { src: t, size: 8 });
+                    }
+                }
+                Effect::Callback { func, args } => {
+                    if let Some(fp) = arg(func) {
+                        let cb = CallSite {
+                            caller: call.caller,
+                            callee: Callee::Indirect(fp),
+                            args: args.iter().map(|&i| arg(i)).collect(),
+                            ret: None,
+                            line: call.line,
+                            heap: None,
+                            arg_ptr: None,
+                            model: None,
+                        };
+                        self.calls.push(cb);
+                        let id = (self.calls.len() - 1) as CallId;
+                        self.add_complex(fp, Cx::Call(id));
+                    }
+                }
+            }
+        }
+    }
+}

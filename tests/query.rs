@@ -1,0 +1,115 @@
+//! The query API (src/query.rs) on the paper's Figure 1 state: `table_insert(t1, k, "foo")`
+//! (examples/snapshots/fig1-insert.json). Objects: t1 = table @1 with bucket array @2 and
+//! the even elements 100, 102, ... (value buffers 200, 202, ...); t2 = @3, array @4, odd
+//! elements; ".str.2" = "foo" is @7; main's locals t1/t2 are @8/@9.
+//!
+//! What table_insert does (examples/fig1-table.h): table_lookup reads t->n, t->array,
+//! the bucket and each element's k and next; if the key is missing it allocates a new
+//! element (heap:table_insert:32) and its buffer (:33), writes their fields and the
+//! bucket of t->array; then strcpy(e->v, v) writes the buffer of the found or new
+//! element and reads "foo". The analysis is flow-insensitive: `e` holds both the found
+//! and the new element, so the stores into the new one count for t1's existing elements
+//! too. It never writes a table, anything of t2, or "foo".
+
+use pspa::memory_graph::MemoryGraph;
+use pspa::query::{Answer, LiveObject, Node};
+use pspa::session::Session;
+use pspa::snapshot::LoadedSnapshot;
+use std::path::PathBuf;
+
+fn answer() -> (Session, Answer) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let snap = LoadedSnapshot::load(&root.join("examples/snapshots/fig1-insert.json")).unwrap();
+    let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
+    s.points_to = true;
+    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+    let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
+    (s, Answer::new(&abs, result))
+}
+
+fn existing(id: u64) -> LiveObject {
+    LiveObject { id, site: None, existed: true }
+}
+
+fn later(s: &Session, site: &str) -> LiveObject {
+    LiveObject { id: 10_000, site: Some(s.prog.object_by_label(site).unwrap()), existed: false }
+}
+
+#[test]
+fn live_objects_map_to_their_nodes() {
+    let (s, a) = answer();
+    let p = &s.prog;
+    assert!(matches!(a.node_of(p, &existing(2)), Node::Unique(_)));
+    // t2's array and main's locals are not reachable from table_insert's state.
+    assert_eq!(a.node_of(p, &existing(4)), Node::Unreached);
+    assert_eq!(a.node_of(p, &existing(8)), Node::Unreached);
+    let elem = s.prog.object_by_label("heap:table_insert:32").unwrap();
+    assert_eq!(a.node_of(p, &later(&s, "heap:table_insert:32")), Node::Static(elem));
+    // A stack object made after the call started is a local of the call's activations.
+    assert_eq!(a.node_of(p, &later(&s, "stack:main:t1")), Node::Local);
+    assert_eq!(a.node_of(p, &LiveObject { id: 10_001, site: None, existed: false }), Node::Unknown);
+    assert!(!a.unknown());
+}
+
+#[test]
+fn mod_and_ref_in_terms_of_live_objects() {
+    let (s, a) = answer();
+    let p = &s.prog;
+    // Writes: t1's bucket array, t1's elements (through `e`), the buffers of t1's
+    // elements (strcpy of a found element).
+    assert!(a.may_write(p, &existing(2), Some((16, 8))));
+    assert!(a.may_write(p, &existing(100), Some((16, 8))));
+    assert!(a.may_write(p, &existing(200), None));
+    // Never written: the tables, anything of t2, "foo".
+    for id in [1, 3, 4, 101, 201, 7] {
+        assert!(!a.may_write(p, &existing(id), None), "object {id} is not written");
+    }
+    // Reads: t->n (bytes 0..4) and t->array (8..16) of t1, an element's k and next, "foo".
+    assert!(a.may_read(p, &existing(1), Some((0, 4))) && a.may_read(p, &existing(1), Some((8, 8))));
+    assert!(a.may_read(p, &existing(100), Some((0, 4))) && a.may_read(p, &existing(100), Some((16, 8))));
+    assert!(a.may_read(p, &existing(7), None));
+    // Not read: t2, main's locals, ".str" (the callee does not name it).
+    for id in [3, 4, 101, 8, 5] {
+        assert!(!a.may_read(p, &existing(id), None), "object {id} is not read");
+    }
+    // Objects allocated after the state: a new element is written (k, v, next); a new
+    // table is not. Locals and unknown sites answer "may".
+    assert!(a.may_write(p, &later(&s, "heap:table_insert:32"), Some((0, 4))));
+    assert!(a.may_write(p, &later(&s, "heap:table_insert:33"), Some((3, 1))));
+    assert!(!a.may_write(p, &later(&s, "heap:table_alloc:13"), None));
+    assert!(a.may_write(p, &later(&s, "stack:main:t1"), None));
+}
+
+#[test]
+fn pointers_point_only_into_what_the_call_reaches() {
+    let (s, a) = answer();
+    let p = &s.prog;
+    let ptrs: Vec<u32> = a.pointers().collect();
+    assert!(!ptrs.is_empty());
+    // Every dereferenced pointer of table_insert, table_lookup and strcpy's model: none
+    // may point into t2's objects; some pointer reads t1's bucket array.
+    for &v in &ptrs {
+        for id in [3, 4, 101, 201] {
+            assert_eq!(a.may_point_to(p, v, &existing(id)), Some(false), "{} -> {id}", p.var_name(v));
+        }
+    }
+    assert!(ptrs.iter().any(|&v| a.may_point_to(p, v, &existing(2)) == Some(true)));
+    // A variable the call never dereferences has no set: the client must assume "may".
+    let other = (0..p.num_vars).find(|v| !ptrs.contains(v)).unwrap();
+    assert_eq!(a.may_point_to(p, other, &existing(2)), None);
+}
+
+#[test]
+fn points_to_sets_are_kept_only_when_asked() {
+    // Mod/ref clients (chopping, --pspa-check) do not pay for the points-to sets.
+    let (_, with) = answer();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let snap = LoadedSnapshot::load(&root.join("examples/snapshots/fig1-insert.json")).unwrap();
+    let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
+    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+    let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
+    let without = Answer::new(&abs, result);
+    assert_eq!(without.pointers().count(), 0);
+    assert_eq!(without.modset(), with.modset());
+    assert!(without.heap_bytes() < with.heap_bytes());
+}
