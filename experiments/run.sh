@@ -4,7 +4,8 @@
 #   ./experiments/run.sh TARGET [--cores N] [--dry-run] [any snakemake option...]
 #
 # TARGET: table1 (precision), table3 (overhead and reuse), drivers (each driver 60 s under
-# KLEE), bitcodes (just build the programs), all. Installs its Python tools (snakemake,
+# KLEE), cost (the analysis' cost inside KLEE), check (--pspa-check: accesses outside
+# mod/ref, answer sizes), bitcodes (just build the programs), all. Installs its Python tools (snakemake,
 # wllvm, matplotlib: experiments/requirements.txt) into the git-ignored .venv/experiments,
 # then runs experiments/Snakefile from the repository root. Results: experiments/results/.
 # Needs the patched KLEE (scripts/build-klee.sh; KLEE_BUILD_DIR / KLEE_SRC_DIR, default

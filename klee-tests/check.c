@@ -3,7 +3,7 @@
 // shows that the check does see writes: with the mod sets taken as empty (a hidden test
 // option), table_insert's writes are reported, with the function and the instruction.
 // RUN: %clang %s -o %t.bc
-// RUN: rm -rf %t.klee %t.drop
+// RUN: rm -rf %t.klee %t.drop %t.pt
 // RUN: %klee --pspa-check --pspa-analyze=table_insert --libc=uclibc --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 //
@@ -11,6 +11,11 @@
 // RUN: %klee --pspa-check --pspa-check-drop-mod --pspa-analyze=table_insert --libc=uclibc --output-dir=%t.drop %t.bc 2>&1 | %FileCheck %s --check-prefix=DROP
 // DROP: KLEE: WARNING: pspa check: a call of table_insert writes object {{[0-9]+}} {{.*}} outside its mod set, at {{.*}}
 // DROP: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = {{[1-9][0-9]*}}
+//
+// Answers keep the points-to sets only when asked (--pspa-keep-points-to); --pspa-stats
+// gives the answers' sizes.
+// RUN: %klee --pspa-keep-points-to --pspa-stats --pspa-analyze=table_insert --libc=uclibc --output-dir=%t.pt %t.bc 2>&1 | %FileCheck %s --check-prefix=PT
+// PT: KLEE: done: pspa answers: 2, heap bytes mean = {{[1-9][0-9]*}}, max = {{[1-9][0-9]*}}
 #include "klee/klee.h"
 
 #define N 4

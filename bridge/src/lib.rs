@@ -120,8 +120,9 @@ pub mod ffi {
         /// all_globals: project from every global (the reference), not only those the
         /// callee names. eager: read every reachable object before solving (the
         /// reference), not only those the analysis reads. max_work: a call whose solve
-        /// does more work fails (conservatively); 0: no bound.
-        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64) -> Box<Engine>;
+        /// does more work fails (conservatively); 0: no bound. points_to: answers keep the
+        /// points-to set of every pointer the call dereferences (`answer_may_point_to`).
+        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool) -> Box<Engine>;
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
@@ -185,7 +186,8 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
 }
 
-fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64) -> Box<Engine> {
+#[allow(clippy::too_many_arguments)]
+fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool) -> Box<Engine> {
     // Panics are caught at every entry point and reported once by the plugin as a warning;
     // the default hook would print each one, with a backtrace, into KLEE's output.
     std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
@@ -197,6 +199,7 @@ fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_glob
         session.all_globals = all_globals;
         session.on_demand = !eager;
         session.max_work = (max_work > 0).then_some(max_work);
+        session.points_to = points_to;
         let mut spa_answers = Vec::new();
         if spa {
             let a = pspa::analysis::analyze(&session.prog);

@@ -113,6 +113,13 @@ cl::opt<unsigned long long> PspaMaxWork(
              "default 200000000; 0 means no bound. Deterministic, unlike a time limit"),
     cl::init(200000000ULL), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaKeepPointsTo(
+    "pspa-keep-points-to",
+    cl::desc("Keep in each analysed call's answer the points-to set of every pointer the call "
+             "dereferences, as the resolution and WIT clients need (more memory per answer: "
+             "--pspa-stats prints the answers' sizes)"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaStats(
     "pspa-stats",
     cl::desc("Print how the plugin read the states (pointer slots by kind) and why reuse "
@@ -338,7 +345,7 @@ public:
     rust::String name = rust::String::lossy(m.getModuleIdentifier());
     engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
                                                           PspaMode == Mode::SPA, !PspaNoReuse,
-                                                          PspaAllGlobals, PspaEager, PspaMaxWork));
+                                                          PspaAllGlobals, PspaEager, PspaMaxWork, PspaKeepPointsTo));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());
