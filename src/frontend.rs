@@ -257,7 +257,7 @@ impl<'m> Front<'m> {
         while !g.is_null() {
             let name = value_name(g);
             let ty = LLVMGlobalGetValueType(g);
-            let layout = self.layout(ty);
+            let layout = self.global_layout(ty);
             let obj = self.prog.add_object(Object {
                 label: site::global(&name),
                 kind: ObjKind::Global,
@@ -332,6 +332,31 @@ impl<'m> Front<'m> {
         });
         self.layouts.insert(t, l);
         l
+    }
+
+    /// The layout of a global of type `t`. A literal struct is the shape of an
+    /// initialiser, not of the C type: clang writes `short t[185] = {1, ..., 0, 0}` as
+    /// `<{ [101 x i16], [84 x i16] }>`, and the code indexes it as `[185 x i16]` (found by
+    /// --pspa-check on SQLite's parser tables: an index past 100 left "field 0"). Its
+    /// fields say nothing about how the code moves in it: when every leaf has one type it
+    /// is that array, else it is field-insensitive.
+    unsafe fn global_layout(&mut self, t: LLVMTypeRef) -> Option<LayoutId> {
+        if !contains_literal_struct(t) {
+            return self.layout(t);
+        }
+        let mut leaves = Vec::new();
+        leaf_types(t, 1, &mut leaves);
+        let first = leaves.first()?.0;
+        if leaves.iter().any(|&(e, _)| e != first) || LLVMGetTypeKind(first) == LLVMTypeKind::LLVMStructTypeKind {
+            return None;
+        }
+        let count: u64 = leaves.iter().map(|&(_, n)| n).sum();
+        let elem_size = LLVMABISizeOfType(self.td, first);
+        if count * elem_size != LLVMABISizeOfType(self.td, t) {
+            return None; // padding between the pieces: not one array
+        }
+        let arr = LLVMArrayType(first, count as u32);
+        self.layout(arr)
     }
 
     /// Whether values of this type can carry a pointer: pointers, pointer-sized integers
@@ -672,7 +697,7 @@ impl<'m> Front<'m> {
                     self.layout(aty)
                 };
                 let obj = self.prog.add_object(Object {
-                    label: site::stack(&fname, &name),
+                    label: site::stack(fname, &name),
                     kind: ObjKind::Stack,
                     layout,
                     owner: Some(self.cur),
@@ -916,7 +941,7 @@ impl<'m> Front<'m> {
         };
         let heap = if allocates {
             let o = self.prog.add_object(Object {
-                label: site::heap(&fname, line),
+                label: site::heap(fname, line),
                 kind: ObjKind::Heap,
                 layout: None,
                 owner: None,
@@ -1084,6 +1109,38 @@ unsafe fn md_var_name(v: LLVMValueRef) -> Option<String> {
         return None;
     }
     Some(String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned())
+}
+
+/// Whether a literal (unnamed) struct type occurs in `t`.
+unsafe fn contains_literal_struct(t: LLVMTypeRef) -> bool {
+    use LLVMTypeKind::*;
+    match LLVMGetTypeKind(t) {
+        LLVMStructTypeKind => {
+            LLVMIsLiteralStruct(t) != 0
+                || (LLVMIsOpaqueStruct(t) == 0 && (0..LLVMCountStructElementTypes(t)).any(|i| contains_literal_struct(LLVMStructGetTypeAtIndex(t, i))))
+        }
+        LLVMArrayTypeKind | LLVMVectorTypeKind => contains_literal_struct(LLVMGetElementType(t)),
+        _ => false,
+    }
+}
+
+/// The non-aggregate (or named struct) pieces of `t` with their counts, in order.
+unsafe fn leaf_types(t: LLVMTypeRef, times: u64, out: &mut Vec<(LLVMTypeRef, u64)>) {
+    use LLVMTypeKind::*;
+    match LLVMGetTypeKind(t) {
+        LLVMStructTypeKind if LLVMIsLiteralStruct(t) != 0 => {
+            for _ in 0..times.min(64) {
+                for i in 0..LLVMCountStructElementTypes(t) {
+                    leaf_types(LLVMStructGetTypeAtIndex(t, i), 1, out);
+                }
+            }
+            if times > 64 {
+                out.push((t, 0)); // too many to list: not one array (mixed on purpose)
+            }
+        }
+        LLVMArrayTypeKind => leaf_types(LLVMGetElementType(t), times * LLVMGetArrayLength(t) as u64, out),
+        _ => out.push((t, times)),
+    }
 }
 
 unsafe fn ltype_of(td: LLVMTargetDataRef, t: LLVMTypeRef) -> Option<LType> {

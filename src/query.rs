@@ -56,7 +56,7 @@ pub enum Node {
     Local,
     /// It existed but the call could not reach it: no set holds it.
     Unreached,
-    /// Its site is not the program's: nothing is known.
+    /// Its site is not the program's (KLEE made it): nothing is known.
     Unknown,
 }
 
@@ -106,11 +106,13 @@ impl Answer {
             return Node::Unique(i);
         }
         match o.site {
-            _ if o.existed && !self.whole_program => Node::Unreached,
+            // KLEE's own objects (errno, the ctype tables, argv): a library model's static
+            // storage (`RetStatic`: `__errno_location()`) stands for them without being them.
+            None => Node::Unknown,
+            Some(_) if o.existed && !self.whole_program => Node::Unreached,
             Some(s) if self.whole_program && o.existed => Node::Static(s),
             Some(s) if prog.objects[s as usize].kind == ObjKind::Stack => Node::Local,
             Some(s) => Node::Static(s),
-            None => Node::Unknown,
         }
     }
 

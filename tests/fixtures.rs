@@ -188,13 +188,13 @@ macro_rules! fixtures {
     };
 }
 
-fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature, initializers, libbody, klee);
+fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature, initializers, libbody, klee, inittables);
 
 #[test]
 fn every_fixture_is_listed() {
     let listed = [
         "fig1", "fields", "heap", "funcptr", "varargs", "memops", "casts", "libc", "unknown", "globals", "recursion", "typeconf",
-        "signature", "initializers", "libbody", "klee",
+        "signature", "initializers", "libbody", "klee", "inittables",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();
