@@ -113,12 +113,7 @@ impl AbstractState {
         let globals: FxHashSet<StateObjId> = g.globals.iter().map(|(_, id)| *id).collect();
         for (i, (o, _)) in g.objects.iter().enumerate() {
             let id = &o.id;
-            let kind = match o.site.split(':').next() {
-                Some("global") => ObjKind::Global,
-                Some("stack") => ObjKind::Stack,
-                Some("func") => ObjKind::Func,
-                _ => ObjKind::Heap,
-            };
+            let kind = crate::site::kind(&o.site);
             let mut layout = match &o.ty {
                 None => None,
                 Some(t) => match (layout_of(t), t) {

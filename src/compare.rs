@@ -157,7 +157,7 @@ pub struct Options {
 
 fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [Label])>, b: &BTreeMap<&'a String, &'a [Label]>, opts: &Options) -> KindDiff {
     let objects = opts.objects;
-    let of_kind = |l: &&Label| opts.kind.as_deref().is_none_or(|k| l.split(':').next() == Some(k));
+    let of_kind = |l: &&Label| opts.kind.as_deref().is_none_or(|k| crate::site::kind_name(l) == k);
     let mut d = KindDiff::default();
     let a: BTreeMap<&String, &[Label]> = a.collect();
     d.keys_only_a = a.keys().filter(|k| !b.contains_key(*k)).count();
@@ -176,7 +176,7 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [Label])>, b: &BTreeMap<&'a
         let (na, nb) = (count(&only_a), count(&only_b));
         for (v, m) in [(&only_a, &mut d.only_a_by_kind), (&only_b, &mut d.only_b_by_kind)] {
             for l in v.iter() {
-                *m.entry(l.split(':').next().unwrap_or("").to_string()).or_default() += 1;
+                *m.entry(crate::site::kind_name(l).to_string()).or_default() += 1;
             }
         }
         d.facts_only_a += na;

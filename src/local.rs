@@ -18,8 +18,28 @@ use std::time::Instant;
 pub enum ResLoc {
     /// Field of abstract object `obj` of the initial state; None: field-insensitive.
     Abs { obj: u32, field: Option<u32> },
-    /// A location of a program object the state does not have (a static site), labelled.
-    Static(String),
+    /// A location of a program object the state does not have (a static site): its id in
+    /// the whole program and its field (None: field-insensitive). Typed, not labelled: a
+    /// large callee's sets hold thousands, and clients look them up by object.
+    Static { obj: ObjId, field: Option<u32> },
+    /// An object the solver made for this analysis only (a model's allocation at an
+    /// indirect call), by label: it has no id of the program.
+    Made(String),
+}
+
+impl ResLoc {
+    fn field_part(field: Option<u32>) -> crate::site::Field {
+        field.map_or(crate::site::Field::All, crate::site::Field::At)
+    }
+
+    /// The location's label (`SITE@ID.N`, `SITE.N`, `SITE.*`).
+    pub fn label(&self, prog: &Program, abs: &AbstractState) -> String {
+        match self {
+            ResLoc::Abs { obj, field } => crate::site::location(&abs.objects[*obj as usize].label(), Self::field_part(*field)),
+            ResLoc::Static { obj, field } => crate::site::location(&prog.objects[*obj as usize].label, Self::field_part(*field)),
+            ResLoc::Made(l) => l.clone(),
+        }
+    }
 }
 
 /// Mod/ref of one call and what memory may look like after it.
@@ -85,17 +105,18 @@ pub enum ReadKey {
 impl CallResult {
     /// How many locations remain once `@ID` is stripped (the paper's Table 1 measure),
     /// counted without building labels: `SITE@ID.f` and the static `SITE.f` are one.
-    pub fn stripped_len(abs: &AbstractState, locs: &[ResLoc]) -> usize {
-        fn key<'a>(abs: &'a AbstractState, l: &'a ResLoc) -> (&'a str, Option<u32>) {
+    pub fn stripped_len(prog: &Program, abs: &AbstractState, locs: &[ResLoc]) -> usize {
+        fn key<'a>(prog: &'a Program, abs: &'a AbstractState, l: &'a ResLoc) -> (&'a str, Option<u32>) {
             match l {
                 ResLoc::Abs { obj, field } => (abs.objects[*obj as usize].site.as_str(), *field),
-                ResLoc::Static(label) => {
-                    let (site, f) = label.rsplit_once('.').unwrap_or((label.as_str(), "*"));
+                ResLoc::Static { obj, field } => (prog.objects[*obj as usize].label.as_str(), *field),
+                ResLoc::Made(label) => {
+                    let (site, f) = crate::site::split_location(label).unwrap_or((label.as_str(), "*"));
                     (site, f.parse().ok())
                 }
             }
         }
-        locs.iter().map(|l| key(abs, l)).collect::<rustc_hash::FxHashSet<_>>().len()
+        locs.iter().map(|l| key(prog, abs, l)).collect::<rustc_hash::FxHashSet<_>>().len()
     }
 
     /// Whether the mod or ref set has the `unknown` object (see `Target::Unknown`).
@@ -106,14 +127,8 @@ impl CallResult {
     }
 
     /// Labels of result locations in state `abs` (sorted, as `pspa analyze` prints them).
-    pub fn labels(abs: &AbstractState, locs: &[ResLoc]) -> Vec<String> {
-        let mut v: Vec<String> = locs
-            .iter()
-            .map(|l| match l {
-                ResLoc::Abs { obj, field } => crate::site::location(&abs.objects[*obj as usize].label(), field.map_or(crate::site::Field::All, crate::site::Field::At)),
-                ResLoc::Static(s) => s.clone(),
-            })
-            .collect();
+    pub fn labels(prog: &Program, abs: &AbstractState, locs: &[ResLoc]) -> Vec<String> {
+        let mut v: Vec<String> = locs.iter().map(|l| l.label(prog, abs)).collect();
         v.sort();
         v.dedup();
         v
@@ -243,9 +258,14 @@ impl<'p> CallAnalysis<'p> {
                 .map(|n| {
                     let o = s.obj_of(n);
                     let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
-                    match self.abs_of.get(&o) {
-                        Some(&i) => ResLoc::Abs { obj: i, field },
-                        None => ResLoc::Static(self.analysis.label(n)),
+                    let full = match self.slice {
+                        Some(sl) => sl.full_obj(o),
+                        None => ((o as usize) < self.analysis.prog().objects.len()).then_some(o),
+                    };
+                    match (self.abs_of.get(&o), full) {
+                        (Some(&i), _) => ResLoc::Abs { obj: i, field },
+                        (None, Some(obj)) => ResLoc::Static { obj, field },
+                        (None, None) => ResLoc::Made(self.analysis.label(n)),
                     }
                 })
                 .collect();

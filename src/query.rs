@@ -12,7 +12,6 @@
 use crate::abstraction::{AbstractState, PostState, UNKNOWN_SITE};
 use crate::facts::{LayoutId, ObjId, ObjKind, Program, VarId};
 use crate::local::{CallResult, ResLoc, ValueSets};
-use crate::site::{self, Field};
 use crate::state::StateObjId;
 use rustc_hash::FxHashMap;
 
@@ -83,8 +82,20 @@ impl Answer {
     /// The whole-program answer for calls of `f` (SPA): its mod/ref sets over static
     /// sites, the same for every state. No points-to sets (clients resolve as KLEE would).
     pub fn whole_program(a: &crate::analysis::Analysis, f: crate::facts::FuncId) -> Answer {
-        let set = |labels: Vec<String>| {
-            let mut v: Vec<ResLoc> = labels.into_iter().map(ResLoc::Static).collect();
+        let s = &a.solver;
+        let set = |b: &roaring::RoaringBitmap| {
+            let mut v: Vec<ResLoc> = b
+                .iter()
+                .map(|n| {
+                    let o = s.obj_of(n);
+                    let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
+                    if (o as usize) < a.prog().objects.len() {
+                        ResLoc::Static { obj: o, field }
+                    } else {
+                        ResLoc::Made(a.label(n))
+                    }
+                })
+                .collect();
             v.sort();
             v.dedup();
             v
@@ -92,8 +103,8 @@ impl Answer {
         Answer {
             uids: FxHashMap::default(),
             layouts: Vec::new(),
-            modset: set(a.mod_of(f)),
-            refset: set(a.ref_of(f)),
+            modset: set(&a.modref.modset[f as usize]),
+            refset: set(&a.modref.refset[f as usize]),
             points_to: ValueSets::default(),
             unknown: false,
             post: None,
@@ -134,7 +145,7 @@ impl Answer {
         }
         match self.node_of(prog, o) {
             Node::Unique(i) => in_set_unique(set, i, fields(prog, self.layouts[i as usize], range).as_deref()),
-            Node::Static(s) => in_set_static(set, &prog.objects[s as usize].label, fields(prog, prog.objects[s as usize].layout, range).as_deref()),
+            Node::Static(s) => in_set_static(set, s, fields(prog, prog.objects[s as usize].layout, range).as_deref()),
             Node::Unreached => false,
             Node::Local | Node::Unknown => true,
         }
@@ -160,7 +171,7 @@ impl Answer {
         }
         Some(match self.node_of(prog, o) {
             Node::Unique(i) => in_set_unique(set, i, None),
-            Node::Static(s) => in_set_static(set, &prog.objects[s as usize].label, None),
+            Node::Static(s) => in_set_static(set, s, None),
             Node::Unreached => false,
             Node::Local | Node::Unknown => true,
         })
@@ -189,7 +200,7 @@ impl Answer {
         use std::mem::size_of;
         let loc = |v: &Vec<ResLoc>| {
             v.capacity() * size_of::<ResLoc>()
-                + v.iter().map(|l| if let ResLoc::Static(s) = l { s.capacity() } else { 0 }).sum::<usize>()
+                + v.iter().map(|l| if let ResLoc::Made(s) = l { s.capacity() } else { 0 }).sum::<usize>()
         };
         let mut n = self.uids.capacity() * (size_of::<(StateObjId, u32)>() + 1)
             + self.layouts.capacity() * size_of::<Option<LayoutId>>()
@@ -214,32 +225,26 @@ fn fields(prog: &Program, l: Option<LayoutId>, range: Option<(u64, u64)>) -> Opt
 }
 
 fn in_set_unique(set: &[ResLoc], obj: u32, fields: Option<&[u32]>) -> bool {
-    // ResLoc orders by object, then field (None first): the object's entries are a run.
-    let start = set.partition_point(|l| matches!(l, ResLoc::Abs { obj: o, .. } if *o < obj));
+    // ResLoc orders by kind, object, then field (None first): the object's entries are a run.
+    let start = set.partition_point(|l| *l < ResLoc::Abs { obj, field: None });
     set[start..].iter().take_while(|l| matches!(l, ResLoc::Abs { obj: o, .. } if *o == obj)).any(|l| match l {
-        ResLoc::Abs { field: None, .. } => true,
-        ResLoc::Abs { field: Some(f), .. } => fields.map_or(true, |fs| fs.contains(f)),
-        ResLoc::Static(_) => false,
+        ResLoc::Abs { field, .. } => field_matches(*field, fields),
+        _ => false,
     })
 }
 
-fn in_set_static(set: &[ResLoc], label: &str, fields: Option<&[u32]>) -> bool {
-    let start = set.partition_point(|l| matches!(l, ResLoc::Abs { .. }));
-    let statics = &set[start..];
-    let has = |s: String| statics.binary_search_by(|l| match l { ResLoc::Static(x) => x.as_str().cmp(&s), _ => std::cmp::Ordering::Less }).is_ok();
-    if has(site::location(label, Field::All)) {
-        return true;
-    }
-    match fields {
-        Some(fs) => fs.iter().any(|&f| has(site::location(label, Field::At(f)))),
-        // Any field: the labels `LABEL.N` sort together after `LABEL.`.
-        None => {
-            let prefix = format!("{label}.");
-            let i = statics.partition_point(|l| matches!(l, ResLoc::Static(x) if x.as_str() < prefix.as_str()));
-            statics[i..]
-                .iter()
-                .map_while(|l| match l { ResLoc::Static(x) => x.strip_prefix(&prefix), _ => None })
-                .any(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
-        }
+fn in_set_static(set: &[ResLoc], obj: ObjId, fields: Option<&[u32]>) -> bool {
+    let start = set.partition_point(|l| *l < ResLoc::Static { obj, field: None });
+    set[start..].iter().take_while(|l| matches!(l, ResLoc::Static { obj: o, .. } if *o == obj)).any(|l| match l {
+        ResLoc::Static { field, .. } => field_matches(*field, fields),
+        _ => false,
+    })
+}
+
+/// A set's field (None: the whole object) against the fields asked (None: any).
+fn field_matches(field: Option<u32>, fields: Option<&[u32]>) -> bool {
+    match (field, fields) {
+        (None, _) | (_, None) => true,
+        (Some(f), Some(fs)) => fs.contains(&f),
     }
 }

@@ -302,7 +302,7 @@ impl Session {
             if out.contains_key(&name) {
                 name = format!("{name}#{v}");
             }
-            out.insert(name, CallResult::labels(abs, &result.points_to.sets[i as usize]));
+            out.insert(name, CallResult::labels(&self.prog, abs, &result.points_to.sets[i as usize]));
         }
         out
     }
@@ -323,8 +323,8 @@ impl Session {
             schema: "pspa.modref/1",
             snapshot: String::new(),
             function: g.function.clone(),
-            modset: CallResult::labels(&abs, &result.modset),
-            refset: CallResult::labels(&abs, &result.refset),
+            modset: CallResult::labels(&self.prog, &abs, &result.modset),
+            refset: CallResult::labels(&self.prog, &abs, &result.refset),
             points_to: self.points_to.then(|| self.points_to_labels(&abs, &result)),
             stats,
         })

@@ -37,6 +37,24 @@ pub fn global_name(site: &str) -> Option<&str> {
     site.strip_prefix("global:")
 }
 
+/// The kind part of a label: `heap`, `stack`, `global`, `func` (or the whole label when it
+/// has none, like `unknown`).
+pub fn kind_name(label: &str) -> &str {
+    label.split(':').next().unwrap_or(label)
+}
+
+/// The kind of object a site allocates: a state's objects are heap objects unless their
+/// site says otherwise.
+pub fn kind(site: &str) -> crate::facts::ObjKind {
+    use crate::facts::ObjKind;
+    match kind_name(site) {
+        "global" => ObjKind::Global,
+        "stack" => ObjKind::Stack,
+        "func" => ObjKind::Func,
+        _ => ObjKind::Heap,
+    }
+}
+
 /// Whether `s` is a site of one of the four kinds a state may hold.
 pub fn is_site(s: &str) -> bool {
     PREFIXES.iter().any(|p| s.starts_with(p) && s.len() > p.len())

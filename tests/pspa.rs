@@ -464,10 +464,10 @@ fn stripped_size_without_labels_matches_the_labels() {
     let (abs, res, _) = s.analyze_graph(&g, None, false).unwrap();
     use pspa::local::CallResult;
     for locs in [&res.modset, &res.refset] {
-        assert_eq!(CallResult::stripped_len(&abs, locs), strip_unique(&CallResult::labels(&abs, locs)).len());
+        assert_eq!(CallResult::stripped_len(&s.prog, &abs, locs), strip_unique(&CallResult::labels(&s.prog, &abs, locs)).len());
     }
-    assert_eq!(CallResult::stripped_len(&abs, &res.modset), 5);
-    assert_eq!(CallResult::stripped_len(&abs, &res.refset), 8);
+    assert_eq!(CallResult::stripped_len(&s.prog, &abs, &res.modset), 5);
+    assert_eq!(CallResult::stripped_len(&s.prog, &abs, &res.refset), 8);
 }
 
 #[test]
