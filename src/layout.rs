@@ -156,28 +156,16 @@ impl Layout {
         if len >= size || size == 0 {
             return (0..self.abs_size()).collect();
         }
-        // Fast path: the range lies inside one field.
+        // Fast path: the range lies inside one field, within the type.
         let f = self.field_at(b);
         let fi = &self.fields[f as usize];
-        let start = (b.rem_euclid(size as i64)) as u64;
-        if start >= fi.offset && start + len <= fi.offset + fi.size {
+        if b >= 0 && (b as u64) + len <= size && b as u64 >= fi.offset && b as u64 + len <= fi.offset + fi.size {
             return vec![f];
         }
-        // General case: walk the range byte by field (bounded by the type size).
-        let mut out = Vec::new();
-        let mut pos = b;
-        let end = b + len as i64;
-        while pos < end {
-            let f = self.field_at(pos);
-            out.push(f);
-            let fi = &self.fields[f as usize];
-            let within = (pos.rem_euclid(size as i64)) as u64;
-            // Advance to the end of this field's bytes within the current element.
-            let stride = fi.strides[0].max(1);
-            let rel = if within >= fi.offset { (within - fi.offset) % stride } else { 0 };
-            let step = fi.size.saturating_sub(rel).max(1);
-            pos += step as i64;
-        }
+        // General case: byte by byte (len < size, so bounded by the type's size). Past the
+        // type, `field_at` follows a trailing array, whose element stride need not divide
+        // the type's size: striding by fields in type coordinates would skip some.
+        let mut out: Vec<u32> = (b..b + len as i64).map(|pos| self.field_at(pos)).collect();
         out.sort_unstable();
         out.dedup();
         out
@@ -354,6 +342,20 @@ mod tests {
         assert_eq!(l.abs_size(), 2);
         assert_eq!(l.field_at(8), 1);
         assert_eq!(l.field_at(32), 1); // items[3], not n
+    }
+
+    #[test]
+    fn ranges_past_the_type_follow_the_trailing_array() {
+        // struct { int a; struct { int x, y, z; } arr[1]; } (16 bytes) allocated larger:
+        // arr[1] is at 16, so bytes 19..21 are the end of arr[1].x and the start of
+        // arr[1].y. The element stride (12) does not divide the size (16): the range must
+        // not be walked in type coordinates (found in review; the check would miss y).
+        let elem = LType::Struct { size: 12, members: vec![(0, prim(4)), (4, prim(4)), (8, prim(4))] };
+        let ty = LType::Struct { size: 16, members: vec![(0, prim(4)), (4, LType::Array { count: 1, elem: Box::new(elem) })] };
+        let l = Layout::new("struct.t", ty);
+        assert_eq!((l.field_at(19), l.field_at(20)), (1, 2));
+        assert_eq!(l.fields_in(19, 2), vec![1, 2]);
+        assert_eq!(l.fields_in(16, 12), vec![1, 2, 3]);
     }
 
     #[test]

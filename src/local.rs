@@ -62,6 +62,9 @@ pub struct CallResult {
     /// The points-to set of every pointer an access of the call dereferences (empty
     /// unless asked for: only clients that resolve addresses need them).
     pub points_to: ValueSets,
+    /// An indirect call of the call's code may go through the `unknown` object: its callee
+    /// is not known, so neither are its effects (clients answer "may" for everything).
+    pub calls_unknown: bool,
 }
 
 /// Points-to sets of program variables, each distinct set stored once: at -O0 many
@@ -285,7 +288,21 @@ impl<'p> CallAnalysis<'p> {
             demand,
             read_fields,
             points_to: if with_points_to { self.value_sets(&conv) } else { ValueSets::default() },
+            calls_unknown: self.calls_unknown(abs),
         }
+    }
+
+    /// Whether an indirect call of a live function may call through the `unknown` object.
+    fn calls_unknown(&self, abs: &AbstractState) -> bool {
+        let s = &self.analysis.solver;
+        let Some(u) = abs.objects.iter().position(|o| o.site == crate::abstraction::UNKNOWN_SITE) else { return false };
+        let range = s.field_range(self.obj_map[u]);
+        s.prog.calls.iter().any(|c| match c.callee {
+            crate::facts::Callee::Indirect(v) if s.live[c.caller as usize] => {
+                s.points_to(v).range_cardinality(range.start..range.end) > 0
+            }
+            _ => false,
+        })
     }
 
     /// The sets of the pointers the accesses of the call's live functions dereference,

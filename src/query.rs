@@ -65,6 +65,7 @@ impl Answer {
         let uids = abs.objects.iter().enumerate().filter_map(|(i, o)| Some((o.uid?, i as u32))).collect();
         let layouts = abs.objects.iter().map(|o| o.layout).collect();
         let unknown = CallResult::touches_unknown(abs, &r)
+            || r.calls_unknown
             || r.points_to.sets.iter().flatten().any(|l| matches!(l, ResLoc::Abs { obj, .. } if abs.objects[*obj as usize].site == UNKNOWN_SITE));
         debug_assert!(r.modset.windows(2).all(|w| w[0] < w[1]) && r.refset.windows(2).all(|w| w[0] < w[1]), "sets are sorted");
         Answer {
@@ -113,12 +114,16 @@ impl Answer {
     }
 
     pub fn node_of(&self, prog: &Program, o: &LiveObject) -> Node {
+        // KLEE's own objects (errno, the ctype tables, argv): a library model's static
+        // storage (`RetStatic`: `__errno_location()`) stands for them without being them,
+        // even when the state reached them (`&errno` stored in a struct).
+        if o.site.is_none() {
+            return Node::Unknown;
+        }
         if let Some(&i) = self.uids.get(&o.id) {
             return Node::Unique(i);
         }
         match o.site {
-            // KLEE's own objects (errno, the ctype tables, argv): a library model's static
-            // storage (`RetStatic`: `__errno_location()`) stands for them without being them.
             None => Node::Unknown,
             Some(_) if o.existed && !self.whole_program => Node::Unreached,
             Some(s) if self.whole_program && o.existed => Node::Static(s),

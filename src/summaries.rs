@@ -420,5 +420,16 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
         vars: r.points_to.vars.clone(),
         sets: r.points_to.sets.iter().map(|s| { let mut v: Vec<ResLoc> = s.iter().map(tl).collect(); v.sort(); v }).collect(),
     };
-    CallResult { modset, refset, post, has_post: r.has_post, live_functions: r.live_functions, work: r.work, demand, read_fields: r.read_fields.clone(), points_to }
+    CallResult {
+        modset,
+        refset,
+        post,
+        has_post: r.has_post,
+        live_functions: r.live_functions,
+        work: r.work,
+        demand,
+        read_fields: r.read_fields.clone(),
+        points_to,
+        calls_unknown: r.calls_unknown,
+    }
 }

@@ -237,11 +237,12 @@ fn engine_error(e: &Engine) -> String {
 }
 
 fn engine_write_module(e: &Engine, path: &str) -> bool {
-    e.session.as_ref().is_some_and(|s| s.module().write_bitcode(std::path::Path::new(path)).is_ok())
+    catch_unwind(AssertUnwindSafe(|| e.session.as_ref().is_some_and(|s| s.module().write_bitcode(std::path::Path::new(path)).is_ok())))
+        .unwrap_or(false)
 }
 
 fn engine_stats(e: &Engine) -> ffi::EngineStats {
-    let r = e.session.as_ref().map(|s| s.reuse_stats()).unwrap_or_default();
+    let r = catch_unwind(AssertUnwindSafe(|| e.session.as_ref().map(|s| s.reuse_stats()).unwrap_or_default())).unwrap_or_default();
     ffi::EngineStats {
         invocations: r.invocations + e.spa_calls,
         analyses: r.analyses,

@@ -286,6 +286,8 @@ private:
   /// The objects met so far (globals and pointer targets): the core asks only for those,
   /// so no call walks the whole address space.
   mutable std::unordered_map<std::uint64_t, const klee::MemoryObject *> known;
+  /// The key of address lookups (see concreteTarget).
+  mutable klee::MemoryObject probe{0};
 };
 
 class PspaPlugin : public klee::Plugin {
@@ -615,8 +617,10 @@ bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &
   // The object holding v, as AddressSpace::resolveOne finds it, without building a
   // ConstantExpr per word (a tenth of the reading time). Objects first: most addresses in
   // memory are data pointers.
-  klee::MemoryObject hack(v);
-  if (const auto res = state.addressSpace.objects.lookup_previous(&hack)) {
+  // One probe object, moved: constructing one per word would use up KLEE's object ids (a
+  // signed int counter) in a long run.
+  probe.address = v;
+  if (const auto res = state.addressSpace.objects.lookup_previous(&probe)) {
     const klee::MemoryObject *mo = res->first;
     if ((mo->size == 0 && v == mo->address) || v - mo->address < mo->size) {
       if (mo->allocSite && isa<Function>(mo->allocSite)) {
@@ -667,6 +671,12 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     return true;
   }
   for (auto &p : rl) {
+    // A function's object is code: the target is the function (a symbolic choice between
+    // callbacks), which the analysis binds at indirect calls.
+    if (p.first->allocSite && isa<Function>(p.first->allocSite)) {
+      out.push_back(pspa::TargetFfi{1, 0, 0, false, reinterpret_cast<std::size_t>(p.first->allocSite)});
+      continue;
+    }
     known[p.first->id] = p.first;
     out.push_back(pspa::TargetFfi{0, p.first->id, 0, false, 0});
   }
