@@ -10,6 +10,9 @@
   checks.py labels SNAPS CSV F KIND LINE WANT... [--not NOTWANT...]
                                     the KIND (mod/ref) labels of the call of F at source LINE,
                                     uniqueness stripped, include WANT and none of NOTWANT
+  checks.py queries DIR REL DIR REL DIR ...
+                                    the runs' final ResolveQueries (run.stats) in the order
+                                    given, each REL (<, <=, ==) the next
 """
 import csv, json, os, re, subprocess, sys
 
@@ -162,6 +165,19 @@ def main():
             if w in got:
                 fail("%s of %s: %s should not be in %s" % (kind, f, w, got))
         print("%s of %s at line %s: %s" % (kind, f, line, got))
+    elif cmd == "queries":
+        import sqlite3
+        args = sys.argv[2:]
+        dirs, rels = args[0::2], args[1::2]
+        vals = []
+        for d in dirs:
+            con = sqlite3.connect(os.path.join(d, "run.stats"))
+            vals.append(con.execute("SELECT ResolveQueries FROM stats ORDER BY rowid DESC LIMIT 1").fetchone()[0])
+        ops = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b}
+        for (a, b), rel, (da, db) in zip(zip(vals, vals[1:]), rels, zip(dirs, dirs[1:])):
+            if not ops[rel](a, b):
+                fail("ResolveQueries %s (%s) %s %s (%s) does not hold" % (a, da, rel, b, db))
+        print("ResolveQueries: " + " ".join(f"{v} ({os.path.basename(d)})" for v, d in zip(vals, dirs)))
     else:
         fail("unknown check " + cmd)
 

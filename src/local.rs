@@ -308,40 +308,7 @@ impl<'p> CallAnalysis<'p> {
     /// The sets of the pointers the accesses of the call's live functions dereference,
     /// keyed by program variable.
     fn value_sets(&self, conv: &dyn Fn(&RoaringBitmap) -> Vec<ResLoc>) -> ValueSets {
-        let s = &self.analysis.solver;
-        // Keyed by the variable's representative first (merged variables share a set),
-        // then by contents.
-        let mut by_rep: rustc_hash::FxHashMap<u32, u32> = Default::default();
-        let mut by_set: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
-        let mut bitmaps: Vec<RoaringBitmap> = Vec::new();
-        let mut out = ValueSets::default();
-        for (f, func) in s.prog.functions.iter().enumerate() {
-            if !s.live[f] {
-                continue;
-            }
-            for a in &func.accesses {
-                let Some(full) = self.slice.map_or(Some(a.ptr), |sl| sl.full_var(a.ptr)) else { continue };
-                let rep = s.find_ro(a.ptr);
-                let i = match by_rep.get(&rep) {
-                    Some(&i) => i,
-                    None => {
-                        let pts = s.points_to(a.ptr);
-                        let n = bitmaps.len() as u32;
-                        let i = *by_set.entry(pts.iter().collect()).or_insert(n);
-                        if i == n {
-                            bitmaps.push(pts);
-                        }
-                        by_rep.insert(rep, i);
-                        i
-                    }
-                };
-                out.vars.push((full, i));
-            }
-        }
-        out.vars.sort_unstable();
-        out.vars.dedup();
-        out.sets = bitmaps.iter().map(conv).collect();
-        out
+        value_sets(&self.analysis.solver, &|v| self.slice.map_or(Some(v), |sl| sl.full_var(v)), conv)
     }
 
     /// The opaque objects of `abs` whose contents the analysis read (a field was the
@@ -459,4 +426,43 @@ impl<'p> CallAnalysis<'p> {
         }
         PostState { objects, edges }
     }
+}
+
+/// The points-to sets of the pointers the accesses of `s`'s live functions dereference,
+/// keyed by program variable (`full` maps the solver's variables to the program's), each
+/// distinct set once.
+pub fn value_sets(s: &Solver, full: &dyn Fn(VarId) -> Option<VarId>, conv: &dyn Fn(&RoaringBitmap) -> Vec<ResLoc>) -> ValueSets {
+    // Keyed by the variable's representative first (merged variables share a set), then
+    // by contents.
+    let mut by_rep: rustc_hash::FxHashMap<u32, u32> = Default::default();
+    let mut by_set: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
+    let mut bitmaps: Vec<RoaringBitmap> = Vec::new();
+    let mut out = ValueSets::default();
+    for (f, func) in s.prog.functions.iter().enumerate() {
+        if !s.live[f] {
+            continue;
+        }
+        for a in &func.accesses {
+            let Some(fv) = full(a.ptr) else { continue };
+            let rep = s.find_ro(a.ptr);
+            let i = match by_rep.get(&rep) {
+                Some(&i) => i,
+                None => {
+                    let pts = s.points_to(a.ptr);
+                    let n = bitmaps.len() as u32;
+                    let i = *by_set.entry(pts.iter().collect()).or_insert(n);
+                    if i == n {
+                        bitmaps.push(pts);
+                    }
+                    by_rep.insert(rep, i);
+                    i
+                }
+            };
+            out.vars.push((fv, i));
+        }
+    }
+    out.vars.sort_unstable();
+    out.vars.dedup();
+    out.sets = bitmaps.iter().map(conv).collect();
+    out
 }

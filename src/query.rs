@@ -14,6 +14,7 @@ use crate::facts::{LayoutId, ObjId, ObjKind, Program, VarId};
 use crate::local::{CallResult, ResLoc, ValueSets};
 use crate::state::StateObjId;
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// An analysed call's answer: immutable, shared by every state that keeps it.
 #[derive(Clone, Debug)]
@@ -25,7 +26,8 @@ pub struct Answer {
     /// Sorted.
     modset: Vec<ResLoc>,
     refset: Vec<ResLoc>,
-    points_to: ValueSets,
+    /// Shared: SPA's answers all hold the whole program's.
+    points_to: Arc<ValueSets>,
     /// A set holds the `unknown` object: the call may touch anything.
     unknown: bool,
     post: Option<PostState>,
@@ -73,7 +75,7 @@ impl Answer {
             layouts,
             modset: r.modset,
             refset: r.refset,
-            points_to: r.points_to,
+            points_to: Arc::new(r.points_to),
             unknown,
             post: r.has_post.then_some(r.post),
             whole_program: false,
@@ -82,37 +84,51 @@ impl Answer {
 
     /// The whole-program answer for calls of `f` (SPA): its mod/ref sets over static
     /// sites, the same for every state. No points-to sets (clients resolve as KLEE would).
-    pub fn whole_program(a: &crate::analysis::Analysis, f: crate::facts::FuncId) -> Answer {
-        let s = &a.solver;
-        let set = |b: &roaring::RoaringBitmap| {
-            let mut v: Vec<ResLoc> = b
-                .iter()
-                .map(|n| {
-                    let o = s.obj_of(n);
-                    let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
-                    if (o as usize) < a.prog().objects.len() {
-                        ResLoc::Static { obj: o, field }
-                    } else {
-                        ResLoc::Made(a.label(n))
-                    }
-                })
-                .collect();
-            v.sort();
-            v.dedup();
-            v
-        };
+    pub fn whole_program(a: &crate::analysis::Analysis, f: crate::facts::FuncId, points_to: Option<Arc<ValueSets>>) -> Answer {
+        let set = whole_program_locs(a);
         Answer {
             uids: FxHashMap::default(),
             layouts: Vec::new(),
             modset: set(&a.modref.modset[f as usize]),
             refset: set(&a.modref.refset[f as usize]),
-            points_to: ValueSets::default(),
+            points_to: points_to.unwrap_or_default(),
             unknown: false,
             post: None,
             whole_program: true,
         }
     }
 
+    /// The whole program's points-to sets of every dereferenced pointer (SPA), shared by
+    /// the answers of every function.
+    pub fn whole_program_points_to(a: &crate::analysis::Analysis) -> Arc<ValueSets> {
+        Arc::new(crate::local::value_sets(&a.solver, &|v| Some(v), &whole_program_locs(a)))
+    }
+}
+
+/// A whole-program location set as result locations: the program's objects by id, the
+/// solver's own by label.
+fn whole_program_locs<'a>(a: &'a crate::analysis::Analysis) -> impl Fn(&roaring::RoaringBitmap) -> Vec<ResLoc> + 'a {
+    move |b| {
+        let s = &a.solver;
+        let mut v: Vec<ResLoc> = b
+            .iter()
+            .map(|n| {
+                let o = s.obj_of(n);
+                let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
+                if (o as usize) < a.prog().objects.len() {
+                    ResLoc::Static { obj: o, field }
+                } else {
+                    ResLoc::Made(a.label(n))
+                }
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+impl Answer {
     pub fn node_of(&self, prog: &Program, o: &LiveObject) -> Node {
         // KLEE's own objects (errno, the ctype tables, argv): a library model's static
         // storage (`RetStatic`: `__errno_location()`) stands for them without being them,

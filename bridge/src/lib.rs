@@ -203,7 +203,9 @@ fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_glob
         let mut spa_answers = Vec::new();
         if spa {
             let a = pspa::analysis::analyze(&session.prog);
-            spa_answers = (0..session.prog.functions.len() as FuncId).map(|f| Arc::new(Answer::whole_program(&a, f))).collect();
+            // The whole program's points-to sets, once, shared by every function's answer.
+            let pts = points_to.then(|| Answer::whole_program_points_to(&a));
+            spa_answers = (0..session.prog.functions.len() as FuncId).map(|f| Arc::new(Answer::whole_program(&a, f, pts.clone()))).collect();
         }
         Ok(Engine { spa_answers, ..Engine::failed(String::new(), Some(session), spa) })
     }));

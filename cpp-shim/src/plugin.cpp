@@ -7,6 +7,7 @@
 // resolved with KLEE's own solver). Nothing here may stop KLEE: a failed analysis is
 // counted and reported once, and KLEE goes on.
 
+#include "clients.h"
 #include "pspa/state_view.h"
 #include "pspa-klee/src/lib.rs.h"
 
@@ -290,8 +291,11 @@ private:
   mutable klee::MemoryObject probe{0};
 };
 
-class PspaPlugin : public klee::Plugin {
+class PspaPlugin : public klee::Plugin, public pspa_plugin::Host {
 public:
+  const pspa::Engine &analysisEngine() const override { return **engine; }
+  klee::Executor &kleeExecutor() override { return *executor; }
+  std::unique_ptr<pspa_plugin::ResolveClient> resolve;
   klee::Executor *executor = nullptr;
   Module *module = nullptr;
   rust::Box<pspa::Engine> *engine = nullptr;
@@ -337,7 +341,7 @@ public:
     const char *env = getenv("KLEE_PLUGIN_PSPA_ANALYZE_ALL");
     if (env && std::string(env) == "1")
       PspaAnalyzeAll = true;
-    active = PspaAnalyzeAll || !chosen.empty();
+    active = PspaAnalyzeAll || !chosen.empty() || pspa_plugin::ResolveClient::enabled();
     if (!active)
       return;
     for (auto &f : chosen)
@@ -347,12 +351,15 @@ public:
     rust::String name = rust::String::lossy(m.getModuleIdentifier());
     engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
                                                           PspaMode == Mode::SPA, !PspaNoReuse,
-                                                          PspaAllGlobals, PspaEager, PspaMaxWork, PspaKeepPointsTo));
+                                                          PspaAllGlobals, PspaEager, PspaMaxWork,
+                                                          PspaKeepPointsTo || pspa_plugin::ResolveClient::enabled()));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());
       active = false;
     }
+    if (active && pspa_plugin::ResolveClient::enabled())
+      resolve = std::make_unique<pspa_plugin::ResolveClient>(*this);
     if (active && !PspaDumpSnapshots.empty()) {
       sys::fs::create_directories(PspaDumpSnapshots);
       if (!pspa::engine_write_module(**engine, rust::String::lossy(PspaDumpSnapshots + "/final.bc")))
@@ -369,10 +376,21 @@ public:
       if (inside && f && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
         ++check.externalCalls;
     }
-    if (!active || !f || f->isDeclaration() || f->isIntrinsic())
-      return false;
-    if (!PspaAnalyzeAll && !chosen.count(f->getName().str()))
-      return false;
+    bool wanted = active && f && !f->isDeclaration() && !f->isIntrinsic() &&
+                  (PspaAnalyzeAll || chosen.count(f->getName().str()) || (resolve && resolve->wants(f)));
+    pspa_plugin::Answer answer;
+    std::uint64_t firstNew = 0;
+    if (wanted)
+      answer = analyzeCall(state, ki, f, arguments, firstNew);
+    if (resolve)
+      resolve->beforeCall(state, f, arguments, answer, firstNew);
+    return false;
+  }
+
+  /// Analyse the call of `f` starting in `state`: the answer (null if the analysis failed),
+  /// and in `firstNew` the first id of the objects allocated after it.
+  pspa_plugin::Answer analyzeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
+                                  std::vector<klee::ref<klee::Expr>> &arguments, std::uint64_t &firstNew) {
     ++statCalls;
     auto t0 = std::chrono::steady_clock::now();
     KleeStateView view(*this, state, f, arguments);
@@ -381,15 +399,14 @@ public:
       dump = PspaDumpSnapshots + "/call-" + std::to_string(++dumped) + ".json";
     // Objects allocated from here on have larger ids (KLEE numbers objects in order; the
     // probe takes the next number).
-    std::uint64_t firstNew = klee::MemoryObject(0).id;
+    firstNew = klee::MemoryObject(0).id;
     pspa::CallReport r;
-    rust::Box<pspa::CallAnswer> answer =
-        pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), r);
+    pspa_plugin::Answer answer = std::make_shared<rust::Box<pspa::CallAnswer>>(
+        pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), r));
     if (PspaCheck) {
-      if (pspa::answer_ok(*answer)) {
+      if (pspa::answer_ok(**answer)) {
         ++check.calls;
-        checking[&state].push_back(CheckedCall{std::make_shared<rust::Box<pspa::CallAnswer>>(std::move(answer)),
-                                               state.stack.size() + 1, firstNew, f});
+        checking[&state].push_back(CheckedCall{answer, state.stack.size() + 1, firstNew, f});
       } else {
         ++check.failedCalls;
       }
@@ -410,7 +427,7 @@ public:
       ++statAnalyses;
     }
     record(f->getName().str(), ki->info ? ki->info->line : 0, r);
-    return false;
+    return pspa::answer_ok(**answer) ? answer : nullptr;
   }
 
   /// One line of pspa-calls.csv, written now; per-function averages kept.
@@ -478,7 +495,7 @@ public:
     std::uint64_t off = ce ? ce->getZExtValue() : 0;
     // Every enclosing analysed call does this access (the innermost's sets are in theirs).
     for (const CheckedCall &c : *inside) {
-      pspa::LiveObjectFfi o{mo->id, reinterpret_cast<std::size_t>(mo->allocSite), mo->id < c.firstNew};
+      pspa::LiveObjectFfi o = pspa_plugin::liveObject(mo, c.firstNew);
       pspa::NodeKind node = pspa::answer_node(**engine, **c.answer, o);
       if (node == pspa::NodeKind::Local) {
         ++check.locals;
@@ -517,9 +534,20 @@ public:
     auto it = checking.find(&parent);
     if (it != checking.end() && !it->second.empty())
       checking[&child] = it->second;
+    if (resolve)
+      resolve->stateBranched(parent, child);
   }
 
-  void stateTerminated(klee::ExecutionState &state) override { checking.erase(&state); }
+  void stateTerminated(klee::ExecutionState &state) override {
+    checking.erase(&state);
+    if (resolve)
+      resolve->stateTerminated(state);
+  }
+
+  bool resolutionFilter(klee::ExecutionState &state, klee::KInstruction *ki, klee::ref<klee::Expr> address,
+                        klee::ResolutionFilter &filter) override {
+    return resolve && resolve->resolutionFilter(state, ki, address, filter);
+  }
 
   void runFinished(klee::InterpreterHandler &handler) override;
 };
@@ -759,6 +787,8 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
                  << ", at symbolic offsets (whole object) = " << check.symbolicOffset
                  << ", calls of declared functions inside (their own accesses unseen) = " << check.externalCalls << "\n";
   }
+  if (resolve)
+    resolve->report();
   if (PspaStats)
     llvm::errs() << "KLEE: done: pspa answers: " << s.answers << ", heap bytes mean = "
                  << (s.answers ? s.answer_bytes / s.answers : 0) << ", max = " << s.answer_bytes_max << "\n";
@@ -772,9 +802,15 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
 }
 } // namespace
 
+pspa::LiveObjectFfi pspa_plugin::liveObject(const klee::MemoryObject *mo, std::uint64_t firstNew) {
+  return pspa::LiveObjectFfi{mo->id, reinterpret_cast<std::size_t>(mo->allocSite), mo->id < firstNew};
+}
+
 extern "C" void klee_plugin_init() {
   thePlugin = new PspaPlugin();
   klee::registerPlugin(thePlugin);
   for (klee::Statistic *s : {&statCalls, &statAnalyses, &statReuses, &statFailures, &statTime})
+    klee::registerPluginStatistic(s);
+  for (klee::Statistic *s : pspa_plugin::resolveStatistics())
     klee::registerPluginStatistic(s);
 }

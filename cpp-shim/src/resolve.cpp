@@ -1,0 +1,218 @@
+// Symbolic pointer resolution pruning (paper 6.4): KLEE resolves a symbolic address by
+// asking the solver, object after object, whether the address may point into it. The
+// points-to set of the access's pointer operand, from a snapshot of the nearest frame whose
+// call had no symbolic pointer argument, rules objects out before any query
+// (Plugin::resolutionFilter, consulted inside AddressSpace::resolve and resolveOne).
+//
+// Never skipped: any object when the frame has no snapshot (yet), when its analysis
+// failed, when the access's pointer has no set (not a load or store, or not in the
+// analysed code), when the answer is "may touch anything", or an object of no known site
+// (the query API answers "may" for those).
+
+#include "clients.h"
+
+#include "klee/Module/InstructionInfoTable.h"
+#include "klee/Module/KInstruction.h"
+#include "klee/Module/KModule.h"
+#include "klee/Statistics/Statistic.h"
+#include "klee/Support/ErrorHandling.h"
+#include "klee/Support/OptionCategories.h"
+
+#include "lib/Core/ExecutionState.h"
+#include "lib/Core/Executor.h"
+#include "lib/Core/Memory.h"
+#include "lib/Core/TimingSolver.h"
+
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+enum class Snapshots { Lazy, All };
+
+cl::opt<bool> PspaResolve(
+    "pspa-resolve",
+    cl::desc("Prune the resolution of symbolic addresses of loads and stores: objects the "
+             "pointer cannot point to (past-sensitive points-to sets; --pspa-mode=spa: "
+             "whole-program sets) are skipped without a solver query (paper 6.4)"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
+cl::opt<int> PspaResolveDistance(
+    "pspa-resolve-distance",
+    cl::desc("Take the points-to sets from the snapshot N frames out from the access (0: "
+             "its own function's call). Default: automatic, the nearest frame whose call "
+             "had no symbolic pointer argument"),
+    cl::init(-1), cl::cat(klee::MiscCat));
+
+cl::opt<Snapshots> PspaResolveSnapshots(
+    "pspa-resolve-snapshots",
+    cl::desc("When calls take a snapshot for --pspa-resolve (default: lazy)"),
+    cl::values(clEnumValN(Snapshots::Lazy, "lazy",
+                          "the calls of functions in which a symbolic dereference happened "
+                          "(the first one resolves fully)"),
+               clEnumValN(Snapshots::All, "all", "every call of every function")),
+    cl::init(Snapshots::Lazy), cl::cat(klee::MiscCat));
+
+cl::opt<bool> PspaResolveValidate(
+    "pspa-resolve-validate",
+    cl::desc("Ask the solver about every object the pruning skips: one it finds feasible "
+             "is a mismatch (counted, and the first is warned about). Its queries count in "
+             "ResolveQueries: measure without it"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
+klee::Statistic statResolveAccesses("PspaResolveAccesses", "PSRacc");
+klee::Statistic statResolveSkipped("PspaResolveSkipped", "PSRskip");
+klee::Statistic statResolveSnapshots("PspaResolveSnapshots", "PSRsnap");
+klee::Statistic statResolveMismatches("PspaResolveMismatches", "PSRmis");
+
+/// The pointer operand of a load or store; null for anything else.
+const Value *pointerOperand(const Instruction *i) {
+  if (auto *l = dyn_cast<LoadInst>(i))
+    return l->getPointerOperand();
+  if (auto *s = dyn_cast<StoreInst>(i))
+    return s->getPointerOperand();
+  return nullptr;
+}
+} // namespace
+
+namespace pspa_plugin {
+
+std::vector<klee::Statistic *> resolveStatistics() {
+  return {&statResolveAccesses, &statResolveSkipped, &statResolveSnapshots, &statResolveMismatches};
+}
+
+bool ResolveClient::enabled() { return PspaResolve; }
+
+bool ResolveClient::wants(Function *f) const {
+  if (!PspaResolve)
+    return false;
+  if (PspaResolveSnapshots == Snapshots::All)
+    return true;
+  auto it = marked.find(f);
+  return it != marked.end() && it->second;
+}
+
+std::vector<ResolveClient::Frame> &ResolveClient::frames(klee::ExecutionState &state) {
+  std::vector<Frame> &v = perState[&state];
+  // Frames pushed without a call the plugin saw (main's): no snapshot, no symbolic
+  // pointer argument.
+  while (v.size() < state.stack.size()) {
+    Frame fr;
+    fr.f = state.stack[v.size()].kf->function;
+    v.push_back(fr);
+  }
+  // Frames that returned.
+  v.resize(state.stack.size());
+  return v;
+}
+
+void ResolveClient::beforeCall(klee::ExecutionState &state, Function *f, std::vector<klee::ref<klee::Expr>> &args,
+                               Answer answer, std::uint64_t firstNew) {
+  if (!PspaResolve || !f || f->isDeclaration() || f->isIntrinsic())
+    return; // no frame is pushed
+  std::vector<Frame> &v = frames(state);
+  Frame fr;
+  fr.f = f;
+  for (unsigned i = 0; i < args.size() && i < f->arg_size(); ++i)
+    if (f->getArg(i)->getType()->isPointerTy() && !isa<klee::ConstantExpr>(args[i]))
+      fr.symbolicPointerArg = true;
+  if (answer) {
+    fr.answer = std::move(answer);
+    fr.firstNew = firstNew;
+    ++snapshots;
+    ++statResolveSnapshots;
+  }
+  v.push_back(std::move(fr));
+}
+
+bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruction *ki,
+                                     klee::ref<klee::Expr> address, klee::ResolutionFilter &filter) {
+  if (!PspaResolve || !ki)
+    return false;
+  const Value *ptr = pointerOperand(ki->inst);
+  if (!ptr)
+    return false; // not a load or store: resolved as KLEE does
+  ++accesses;
+  ++statResolveAccesses;
+  std::vector<Frame> &v = frames(state);
+  if (v.empty())
+    return false;
+  // The frame whose snapshot answers: N out, or the nearest whose call had no symbolic
+  // pointer argument (the paper's automatic analysis distance).
+  std::size_t j = v.size() - 1;
+  if (PspaResolveDistance >= 0)
+    j = v.size() - 1 >= std::size_t(PspaResolveDistance) ? v.size() - 1 - PspaResolveDistance : 0;
+  else
+    while (j > 0 && v[j].symbolicPointerArg)
+      --j;
+  Frame &fr = v[j];
+  if (!fr.answer) {
+    // The first symbolic dereference under this function: resolved fully; its later
+    // calls take a snapshot.
+    if (fr.f)
+      marked[fr.f] = true;
+    ++noSnapshot;
+    return false;
+  }
+  Answer answer = fr.answer;
+  std::uint64_t firstNew = fr.firstNew;
+  std::size_t value = reinterpret_cast<std::size_t>(ptr);
+  klee::TimingSolver *solver = host.kleeExecutor().getSolver();
+  ++pruned;
+  filter = [this, answer, firstNew, value, &state, address, ki, solver](const klee::MemoryObject *mo) {
+    pspa::LiveObjectFfi o = liveObject(mo, firstNew);
+    std::uint8_t may = pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o);
+    if (may != 0)
+      return true;
+    ++skipped;
+    ++statResolveSkipped;
+    if (PspaResolveValidate) {
+      bool feasible = false;
+      ++validationQueries;
+      if (solver->mayBeTrue(state.constraints, mo->getBoundsCheckPointer(address), feasible,
+                            state.queryMetaData) &&
+          feasible) {
+        ++mismatches;
+        ++statResolveMismatches;
+        if (!warnedMismatch) {
+          warnedMismatch = true;
+          std::string inst;
+          raw_string_ostream os(inst);
+          ki->inst->print(os);
+          klee::klee_warning("pspa resolve: skipped object %u (%s), which the address may point into, "
+                             "at %s:%u:%s (further mismatches are only counted)",
+                             mo->id, mo->name.c_str(), ki->info->file.c_str(), ki->info->line,
+                             os.str().c_str());
+        }
+      }
+    }
+    return false;
+  };
+  return true;
+}
+
+void ResolveClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
+  auto it = perState.find(&parent);
+  if (it != perState.end())
+    perState[&child] = it->second;
+}
+
+void ResolveClient::stateTerminated(klee::ExecutionState &state) { perState.erase(&state); }
+
+void ResolveClient::report() {
+  if (!PspaResolve)
+    return;
+  llvm::errs() << "KLEE: done: pspa resolve: symbolic accesses = " << accesses
+               << ", candidates skipped = " << skipped << ", snapshots = " << snapshots
+               << ", mismatches = " << mismatches << "\n";
+  llvm::errs() << "KLEE: done: pspa resolve: pruned accesses = " << pruned
+               << ", resolved fully (no snapshot yet) = " << noSnapshot;
+  if (PspaResolveValidate)
+    llvm::errs() << ", validation queries = " << validationQueries;
+  llvm::errs() << "\n";
+}
+
+} // namespace pspa_plugin
