@@ -14,15 +14,17 @@
 // own symbolic index): 8 x 8 = 64 paths in every configuration; the memcpy into p runs in KLEE's memcpy, whose store has no set of its
 // own (the analysis models memcpy instead of reading its body): resolved as KLEE does.
 // RUN: %clang %s -o %t.bc
-// RUN: rm -rf %t.base %t.spa %t.pspa %t.valid %t.all
+// RUN: rm -rf %t.base %t.spa %t.pspa %t.valid %t.all %t.d0 %t.d0q
 // RUN: %klee --output-dir=%t.base %t.bc 2>&1 | %FileCheck %s --check-prefix=BASE
 // BASE: KLEE: done: completed paths = 64
+// BASE: KLEE: done: generated tests = 64
 // RUN: %klee --pspa-resolve --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA
 // SPA: KLEE: done: pspa resolve: symbolic accesses = {{[1-9][0-9]*}}, candidates skipped = {{[1-9][0-9]*}}, snapshots = {{[1-9][0-9]*}}, mismatches = 0
 // SPA: KLEE: done: completed paths = 64
 // RUN: %klee --pspa-resolve --output-dir=%t.pspa %t.bc 2>&1 | %FileCheck %s --check-prefix=PSPA
 // PSPA: KLEE: done: pspa resolve: symbolic accesses = {{[1-9][0-9]*}}, candidates skipped = {{[1-9][0-9]*}}, snapshots = {{[1-9][0-9]*}}, mismatches = 0
 // PSPA: KLEE: done: completed paths = 64
+// PSPA: KLEE: done: generated tests = 64
 // RUN: %python %checks queries %t.pspa "<" %t.base
 // RUN: %python %checks queries %t.pspa "<=" %t.spa "<=" %t.base
 //
@@ -32,6 +34,12 @@
 // VALID: KLEE: done: pspa resolve: symbolic accesses = {{[1-9][0-9]*}}, candidates skipped = {{[1-9][0-9]*}}, snapshots = {{[1-9][0-9]*}}, mismatches = 0
 // VALID: KLEE: done: completed paths = 64
 // RUN: %klee --pspa-resolve --pspa-resolve-snapshots=all --pspa-resolve-validate --output-dir=%t.all %t.bc 2>&1 | %FileCheck %s --check-prefix=VALID
+//
+// A fixed distance of 0: the snapshot of set's own call, whose argument p the plugin reads
+// as the eight A nodes (KLEE's resolution of the symbolic value): it prunes B's nodes too.
+// RUN: %klee --pspa-resolve --pspa-resolve-distance=0 --pspa-resolve-validate --output-dir=%t.d0 %t.bc 2>&1 | %FileCheck %s --check-prefix=VALID
+// RUN: %klee --pspa-resolve --pspa-resolve-distance=0 --output-dir=%t.d0q %t.bc > /dev/null 2>&1
+// RUN: %python %checks queries %t.d0q "<" %t.base
 #include "klee/klee.h"
 #include <stdlib.h>
 #include <string.h>

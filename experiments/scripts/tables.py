@@ -83,7 +83,9 @@ def run(res, prog, name):
         m = re.match(r"(\d+), reused = (\d+) \(reuse ratio ([\d.]+)\)", done.get("pspa analyses", ""))
         if m:
             r["analyses"], r["reuses"], r["reuse_ratio"] = int(m.group(1)), int(m.group(2)), float(m.group(3))
-        rows = calls(os.path.join(d, "klee", "pspa-calls.csv"))
+        # A run that analysed no call writes no CSV.
+        path = os.path.join(d, "klee", "pspa-calls.csv")
+        rows = calls(path) if os.path.exists(path) else []
         r["rows"] = rows
         hits = [int(x["micros"]) for x in rows if x["ok"] == "1" and x["reused"] == "1"]
         misses = [int(x["micros"]) for x in rows if x["ok"] == "1" and x["reused"] == "0"]
