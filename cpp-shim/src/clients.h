@@ -33,6 +33,8 @@ public:
   virtual ~Host() = default;
   virtual const pspa::Engine &analysisEngine() const = 0;
   virtual klee::Executor &kleeExecutor() = 0;
+  /// The answers are whole-program (--pspa-mode=spa): the same for every call, and free.
+  virtual bool wholeProgram() const = 0;
 };
 
 /// The live object `mo` as the answers name it (`existed`: before `firstNew`).

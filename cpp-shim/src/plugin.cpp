@@ -295,6 +295,7 @@ class PspaPlugin : public klee::Plugin, public pspa_plugin::Host {
 public:
   const pspa::Engine &analysisEngine() const override { return **engine; }
   klee::Executor &kleeExecutor() override { return *executor; }
+  bool wholeProgram() const override { return PspaMode == Mode::SPA; }
   std::unique_ptr<pspa_plugin::ResolveClient> resolve;
   klee::Executor *executor = nullptr;
   Module *module = nullptr;

@@ -89,7 +89,8 @@ bool ResolveClient::enabled() { return PspaResolve; }
 bool ResolveClient::wants(Function *f) const {
   if (!PspaResolve)
     return false;
-  if (PspaResolveSnapshots == Snapshots::All)
+  // Whole-program answers cost nothing per call: every frame has one (SPA is not lazy).
+  if (PspaResolveSnapshots == Snapshots::All || host.wholeProgram())
     return true;
   auto it = marked.find(f);
   return it != marked.end() && it->second;
