@@ -137,6 +137,9 @@ pub mod ffi {
         /// shares one among the states that fork from the call.
         type CallAnswer;
         fn answer_ok(a: &CallAnswer) -> bool;
+        /// SPA mode: the whole-program answer for calls of `function` (`llvm::Function*`),
+        /// without reading any state; a failed handle otherwise.
+        fn engine_whole_program_answer(e: &Engine, function: usize) -> Box<CallAnswer>;
         fn answer_node(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi) -> NodeKind;
         /// Whether the call may write (read) bytes [offset, offset + len) of `o`
         /// (anywhere in it when !offset_known). True when the call failed.
@@ -437,6 +440,11 @@ fn query<T>(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi, conservative: T,
 
 fn answer_ok(a: &CallAnswer) -> bool {
     a.0.is_some()
+}
+
+fn engine_whole_program_answer(e: &Engine, function: usize) -> Box<CallAnswer> {
+    let a = e.session.as_ref().filter(|_| e.spa).and_then(|s| s.prog.site_functions.get(&function)).and_then(|&f| e.spa_answers.get(f as usize).cloned());
+    Box::new(CallAnswer(a))
 }
 
 fn answer_node(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi) -> ffi::NodeKind {

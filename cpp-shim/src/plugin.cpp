@@ -377,12 +377,23 @@ public:
       if (inside && f && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
         ++check.externalCalls;
     }
-    bool wanted = active && f && !f->isDeclaration() && !f->isIntrinsic() &&
-                  (PspaAnalyzeAll || chosen.count(f->getName().str()) || (resolve && resolve->wants(f)));
+    bool body = active && f && !f->isDeclaration() && !f->isIntrinsic();
+    bool wanted = body && (PspaAnalyzeAll || chosen.count(f->getName().str()));
     pspa_plugin::Answer answer;
     std::uint64_t firstNew = 0;
     if (wanted)
       answer = analyzeCall(state, ki, f, arguments, firstNew);
+    else if (body && resolve && resolve->wants(f)) {
+      // A snapshot for the resolution client only. In SPA mode the whole-program answer,
+      // which reads nothing; else an analysed call like any other.
+      if (PspaMode == Mode::SPA) {
+        firstNew = klee::MemoryObject(0).id;
+        answer = std::make_shared<rust::Box<pspa::CallAnswer>>(
+            pspa::engine_whole_program_answer(**engine, reinterpret_cast<std::size_t>(f)));
+      } else {
+        answer = analyzeCall(state, ki, f, arguments, firstNew);
+      }
+    }
     if (resolve)
       resolve->beforeCall(state, f, arguments, answer, firstNew);
     return false;
