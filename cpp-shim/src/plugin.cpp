@@ -93,6 +93,15 @@ cl::opt<unsigned> PspaMaxResolveMillis(
              "(default 1000 ms); beyond it the address becomes an unknown target"),
     cl::init(1000), cl::cat(klee::MiscCat));
 
+cl::opt<unsigned> PspaMaxReadMillis(
+    "pspa-max-read-ms",
+    cl::desc("Time one call's state reading may spend resolving symbolic addresses in memory "
+             "with KLEE's solver (default 2000 ms); past it, the remaining symbolic addresses "
+             "are unknown targets (\"may point anywhere\"). KLEE cannot stop a run while a "
+             "plugin hook runs: this bounds how long one analysed call can hold it (0: resolve "
+             "none)"),
+    cl::init(2000), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaAllGlobals(
     "pspa-all-globals",
     cl::desc("Project each call's state from every global (the paper's roots), not only "
@@ -215,6 +224,7 @@ struct ReadStats {
   std::uint64_t symbolicData = 0;     // symbolic input in a slot not typed as a pointer: data
   std::uint64_t unknownTyped = 0;     // symbolic input in a pointer-typed slot: unknown target
   std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
+  std::uint64_t unknownBudget = 0;    // a symbolic address past --pspa-max-read-ms: unknown
 };
 
 /// An analysed call being checked (--pspa-check) on one path, until it returns.
@@ -289,6 +299,8 @@ private:
   mutable std::unordered_map<std::uint64_t, const klee::MemoryObject *> known;
   /// The key of address lookups (see concreteTarget).
   mutable klee::MemoryObject probe{0};
+  /// Time spent resolving symbolic addresses for this call (--pspa-max-read-ms).
+  mutable std::chrono::steady_clock::duration resolving{};
 };
 
 class PspaPlugin : public klee::Plugin, public pspa_plugin::Host {
@@ -699,12 +711,22 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   // A symbolic address: every object it may point into (KLEE's own resolution), at an
   // unknown offset. Too many candidates, or a timeout: an unknown target, not a failure.
   plugin.reads.symbolicAddress++;
+  // The call's reading budget: a buffer of symbolically written bytes has thousands of
+  // such slots, each a resolution (make's 64 KiB xcalloc buffer held KLEE for minutes).
+  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(resolving).count();
+  if (elapsed >= PspaMaxReadMillis) {
+    plugin.reads.unknownBudget++;
+    out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
+    return true;
+  }
   klee::ResolutionList rl;
   klee::TimingSolver *solver = plugin.executor->getSolver();
   // KLEE's scan asks the solver object after object; a wide address could take minutes,
   // and KLEE cannot stop a run while a plugin hook runs: bounded, then unknown.
+  auto t0 = std::chrono::steady_clock::now();
   bool incomplete = state.addressSpace.resolve(state, solver, e, rl, PspaMaxResolutions,
                                                klee::time::Span(std::to_string(PspaMaxResolveMillis) + "ms"));
+  resolving += std::chrono::steady_clock::now() - t0;
   if (incomplete || rl.size() >= PspaMaxResolutions) {
     plugin.reads.unknownTooMany++;
     out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
@@ -779,7 +801,8 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
                  << ", symbolic addresses = " << reads.symbolicAddress
                  << ", symbolic data = " << reads.symbolicData
                  << ", unknown (pointer-typed input) = " << reads.unknownTyped
-                 << ", unknown (too many targets) = " << reads.unknownTooMany << "\n";
+                 << ", unknown (too many targets) = " << reads.unknownTooMany
+                 << ", unknown (over the read budget) = " << reads.unknownBudget << "\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
                  << ", no isomorphism = " << s.miss_no_iso << "\n";
