@@ -133,18 +133,18 @@ impl Answer {
         // KLEE's own objects (errno, the ctype tables, argv): a library model's static
         // storage (`RetStatic`: `__errno_location()`) stands for them without being them,
         // even when the state reached them (`&errno` stored in a struct).
-        if o.site.is_none() {
-            return Node::Unknown;
-        }
+        let Some(s) = o.site else { return Node::Unknown };
         if let Some(&i) = self.uids.get(&o.id) {
             return Node::Unique(i);
         }
-        match o.site {
-            None => Node::Unknown,
-            Some(_) if o.existed && !self.whole_program => Node::Unreached,
-            Some(s) if self.whole_program && o.existed => Node::Static(s),
-            Some(s) if prog.objects[s as usize].kind == ObjKind::Stack => Node::Local,
-            Some(s) => Node::Static(s),
+        if o.existed {
+            // SPA has no unique sites: an object of the state is its static site.
+            return if self.whole_program { Node::Static(s) } else { Node::Unreached };
+        }
+        if prog.objects[s as usize].kind == ObjKind::Stack {
+            Node::Local
+        } else {
+            Node::Static(s)
         }
     }
 

@@ -48,6 +48,8 @@ class ResolveClient {
 public:
   /// Whether --pspa-resolve is on (then the engine keeps points-to sets).
   static bool enabled();
+  /// Turn --pspa-resolve on (the environment variable KLEE_PLUGIN_PSPA_RESOLVE=1).
+  static void enable();
   explicit ResolveClient(Host &host) : host(host) {}
   /// Every call (declarations and intrinsics too): keeps the frames. `answer`: the
   /// call's analysis (its snapshot) if the plugin made one (see `wants`), with the first
@@ -78,8 +80,8 @@ private:
   std::unordered_map<const klee::ExecutionState *, std::vector<Frame>> perState;
   /// Functions whose calls take a snapshot (lazy: after a symbolic dereference in them).
   std::unordered_map<const llvm::Function *, bool> marked;
-  std::uint64_t accesses = 0, pruned = 0, skipped = 0, snapshots = 0, noSnapshot = 0, mismatches = 0,
-                validationQueries = 0;
+  /// Beyond the run.stats columns (resolve.cpp's statistics).
+  std::uint64_t pruned = 0, noSnapshot = 0, validationQueries = 0;
   bool warnedMismatch = false;
 };
 

@@ -141,7 +141,8 @@ cl::opt<bool> PspaCheck(
     cl::desc("Check every analysed call against what it really does: each byte a load or "
              "store reads or writes, from the call until it returns, on every path, must be "
              "in the call's ref or mod set (its object mapped to its abstract node). "
-             "Prints KLEE: done: pspa check: ... and warns about the first violations"),
+             "Prints KLEE: done: pspa check: ... and warns about the first violations. Also "
+             "turned on by KLEE_PLUGIN_PSPA_CHECK=1"),
     cl::init(false), cl::cat(klee::MiscCat));
 
 // Tests only: checks every write as if the mod sets were empty, so that the test suite
@@ -351,9 +352,17 @@ public:
       if (n == 0)
         klee::klee_warning("pspa: --pspa-analyze-files: no function with debug info is defined there");
     }
-    const char *env = getenv("KLEE_PLUGIN_PSPA_ANALYZE_ALL");
-    if (env && std::string(env) == "1")
+    // Clients on by environment too, so that KLEE's own test suite can run with them.
+    auto envOn = [](const char *name) {
+      const char *v = getenv(name);
+      return v && std::string(v) == "1";
+    };
+    if (envOn("KLEE_PLUGIN_PSPA_ANALYZE_ALL"))
       PspaAnalyzeAll = true;
+    if (envOn("KLEE_PLUGIN_PSPA_CHECK"))
+      PspaCheck = true;
+    if (envOn("KLEE_PLUGIN_PSPA_RESOLVE"))
+      pspa_plugin::ResolveClient::enable();
     active = PspaAnalyzeAll || !chosen.empty() || pspa_plugin::ResolveClient::enabled();
     if (!active)
       return;

@@ -37,7 +37,8 @@ cl::opt<bool> PspaResolve(
     "pspa-resolve",
     cl::desc("Prune the resolution of symbolic addresses of loads and stores: objects the "
              "pointer cannot point to (past-sensitive points-to sets; --pspa-mode=spa: "
-             "whole-program sets) are skipped without a solver query (paper 6.4)"),
+             "whole-program sets) are skipped without a solver query (paper 6.4). Also turned "
+             "on by KLEE_PLUGIN_PSPA_RESOLVE=1"),
     cl::init(false), cl::cat(klee::MiscCat));
 
 cl::opt<int> PspaResolveDistance(
@@ -86,6 +87,8 @@ std::vector<klee::Statistic *> resolveStatistics() {
 
 bool ResolveClient::enabled() { return PspaResolve; }
 
+void ResolveClient::enable() { PspaResolve = true; }
+
 bool ResolveClient::wants(Function *f) const {
   if (!PspaResolve)
     return false;
@@ -123,7 +126,6 @@ void ResolveClient::beforeCall(klee::ExecutionState &state, Function *f, std::ve
   if (answer) {
     fr.answer = std::move(answer);
     fr.firstNew = firstNew;
-    ++snapshots;
     ++statResolveSnapshots;
   }
   v.push_back(std::move(fr));
@@ -136,7 +138,6 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
   const Value *ptr = pointerOperand(ki->inst);
   if (!ptr)
     return false; // not a load or store: resolved as KLEE does
-  ++accesses;
   ++statResolveAccesses;
   std::vector<Frame> &v = frames(state);
   if (v.empty())
@@ -168,7 +169,6 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     std::uint8_t may = pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o);
     if (may != 0)
       return true;
-    ++skipped;
     ++statResolveSkipped;
     if (PspaResolveValidate) {
       bool feasible = false;
@@ -176,7 +176,6 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       if (solver->mayBeTrue(state.constraints, mo->getBoundsCheckPointer(address), feasible,
                             state.queryMetaData) &&
           feasible) {
-        ++mismatches;
         ++statResolveMismatches;
         if (!warnedMismatch) {
           warnedMismatch = true;
@@ -206,9 +205,11 @@ void ResolveClient::stateTerminated(klee::ExecutionState &state) { perState.eras
 void ResolveClient::report() {
   if (!PspaResolve)
     return;
-  llvm::errs() << "KLEE: done: pspa resolve: symbolic accesses = " << accesses
-               << ", candidates skipped = " << skipped << ", snapshots = " << snapshots
-               << ", mismatches = " << mismatches << "\n";
+  // The run's statistics are the counts (one place, also in run.stats).
+  llvm::errs() << "KLEE: done: pspa resolve: symbolic accesses = " << statResolveAccesses.getValue()
+               << ", candidates skipped = " << statResolveSkipped.getValue()
+               << ", snapshots = " << statResolveSnapshots.getValue()
+               << ", mismatches = " << statResolveMismatches.getValue() << "\n";
   llvm::errs() << "KLEE: done: pspa resolve: pruned accesses = " << pruned
                << ", resolved fully (no snapshot yet) = " << noSnapshot;
   if (PspaResolveValidate)

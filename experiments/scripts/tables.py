@@ -345,6 +345,11 @@ def last_stats(d):
     return dict(zip([c[0] for c in cur.description], cur.fetchone()))
 
 
+# The resolution client's summary line: accesses, skipped, snapshots, mismatches.
+RESOLVE_LINE = re.compile(r"pspa resolve: symbolic accesses = (\d+), candidates skipped = (\d+), snapshots = (\d+), "
+                          r"mismatches = (\d+)")
+
+
 def table7(res, progs):
     names = [("resolve-base", "KLEE"), ("resolve-single", "KLEE --single-object-resolution"),
              ("resolve-spa", "SPA"), ("resolve-pspa", "PSPA")]
@@ -356,8 +361,7 @@ def table7(res, progs):
         base_q = None
         val = run(res, p, "resolve-validate")
         vtext = open(os.path.join(val["dir"], "klee.log"), errors="replace").read()
-        vm = re.search(r"pspa resolve: symbolic accesses = (\d+), candidates skipped = (\d+), snapshots = (\d+), "
-                       r"mismatches = (\d+)", vtext)
+        vm = RESOLVE_LINE.search(vtext)
         for name, label in names:
             r = run(res, p, name)
             st = last_stats(r["dir"])
@@ -365,8 +369,7 @@ def table7(res, progs):
             if name == "resolve-base":
                 base_q = q
             text = open(os.path.join(r["dir"], "klee.log"), errors="replace").read()
-            m = re.search(r"pspa resolve: symbolic accesses = (\d+), candidates skipped = (\d+), snapshots = (\d+), "
-                          r"mismatches = (\d+)", text)
+            m = RESOLVE_LINE.search(text)
             # ResolveTime and the wall time are both in microseconds in run.stats.
             share = 100.0 * st.get("ResolveTime", 0) / st["WallTime"] if st.get("WallTime") else None
             rows.append([p, label, "no" if r["timed_out"] else "yes", r["instructions"], r["completed"], q,
