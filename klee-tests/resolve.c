@@ -11,8 +11,8 @@
 // and none of those lies in the range the scan covers here, so it makes as many queries
 // as KLEE alone (the check allows equality).
 // Each call's store through p forks eight ways (one state per A node; each call has its
-// own symbolic index): 8 x 8 = 64 paths in every configuration; the memcpy into p runs in KLEE's memcpy, whose store has no set of its
-// own (the analysis models memcpy instead of reading its body): resolved as KLEE does.
+// own symbolic index): 8 x 8 = 64 paths in every configuration. The memcpy into p then has
+// one target (resolve_memcpy.c prunes a memcpy's resolution).
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.base %t.spa %t.pspa %t.valid %t.all %t.d0 %t.d0q
 // RUN: %klee --output-dir=%t.base %t.bc 2>&1 | %FileCheck %s --check-prefix=BASE

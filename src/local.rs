@@ -430,7 +430,9 @@ impl<'p> CallAnalysis<'p> {
 
 /// The points-to sets of the pointers the accesses of `s`'s live functions dereference,
 /// keyed by program variable (`full` maps the solver's variables to the program's), each
-/// distinct set once.
+/// distinct set once. The accesses include the arguments library models read or write
+/// through (a `memcpy` call's destination): KLEE runs such a body byte by byte, and its
+/// accesses take the set of the call's argument (the body is never analysed).
 pub fn value_sets(s: &Solver, full: &dyn Fn(VarId) -> Option<VarId>, conv: &dyn Fn(&RoaringBitmap) -> Vec<ResLoc>) -> ValueSets {
     // Keyed by the variable's representative first (merged variables share a set), then
     // by contents.
@@ -438,11 +440,15 @@ pub fn value_sets(s: &Solver, full: &dyn Fn(VarId) -> Option<VarId>, conv: &dyn 
     let mut by_set: rustc_hash::FxHashMap<Vec<u32>, u32> = Default::default();
     let mut bitmaps: Vec<RoaringBitmap> = Vec::new();
     let mut out = ValueSets::default();
-    for (f, func) in s.prog.functions.iter().enumerate() {
+    for f in 0..s.prog.functions.len() {
         if !s.live[f] {
             continue;
         }
-        for a in &func.accesses {
+        for (a, _) in &s.accesses[f] {
+            // Nodes the solver made (the unknown world's) are no program variable.
+            if a.ptr >= s.prog.num_vars {
+                continue;
+            }
             let Some(fv) = full(a.ptr) else { continue };
             let rep = s.find_ro(a.ptr);
             let i = match by_rep.get(&rep) {

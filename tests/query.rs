@@ -114,6 +114,22 @@ fn pointers_point_only_into_what_the_call_reaches() {
     assert_eq!(a.may_point_to(p, other, &existing(2)), None);
 }
 
+/// KLEE runs `strcpy` (like `memcpy`) as code, byte by byte; the analysis replaces its
+/// body by a model, so the resolution client asks for the sets of the call's arguments.
+/// In table_insert only `strcpy(e->v, v)` dereferences a pointer into an element's value
+/// buffer (table_lookup compares keys, table_insert stores the buffer's address into the
+/// element, not through it), and only its source points to "foo": both sets must be kept.
+#[test]
+fn library_calls_keep_the_sets_of_their_arguments() {
+    let (s, a) = answer();
+    let p = &s.prog;
+    let into = |id| a.pointers().filter(|&v| a.may_point_to(p, v, &existing(id)) == Some(true)).count();
+    assert!(into(200) > 0, "no set for strcpy's destination");
+    assert!(into(7) > 0, "no set for strcpy's source");
+    // t2's buffers stay out of every set.
+    assert_eq!(into(201), 0);
+}
+
 #[test]
 fn points_to_sets_are_kept_only_when_asked() {
     // Mod/ref clients (chopping, --pspa-check) do not pay for the points-to sets.

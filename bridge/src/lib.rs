@@ -149,6 +149,10 @@ pub mod ffi {
         /// point into `o`: 0 no, 1 may, 2 not known (resolve as KLEE would).
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
         fn answer_heap_bytes(a: &CallAnswer) -> usize;
+        /// Whether the analysis replaces the body of `function` (`llvm::Function*`) by a
+        /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses
+        /// go through the call's arguments.
+        fn engine_body_modelled(e: &Engine, function: usize) -> bool;
     }
 
     unsafe extern "C++" {
@@ -473,6 +477,14 @@ fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveOb
             Some(true) => 1,
             None => 2,
         }
+    })
+}
+
+fn engine_body_modelled(e: &Engine, function: usize) -> bool {
+    let Some(s) = e.session.as_ref() else { return false };
+    s.prog.site_functions.get(&function).is_some_and(|&f| {
+        let f = &s.prog.functions[f as usize];
+        f.defined && f.model.is_some()
     })
 }
 

@@ -75,13 +75,16 @@ private:
     std::uint64_t firstNew = 0;
   };
   std::vector<Frame> &frames(klee::ExecutionState &state);
+  /// Whether the analysis replaces `f`'s body by a library model (cached per function).
+  bool bodyModelled(const llvm::Function *f);
 
   Host &host;
   std::unordered_map<const klee::ExecutionState *, std::vector<Frame>> perState;
   /// Functions whose calls take a snapshot (lazy: after a symbolic dereference in them).
   std::unordered_map<const llvm::Function *, bool> marked;
+  std::unordered_map<const llvm::Function *, bool> modelledBodies;
   /// Beyond the run.stats columns (resolve.cpp's statistics).
-  std::uint64_t pruned = 0, noSnapshot = 0, validationQueries = 0;
+  std::uint64_t pruned = 0, throughArguments = 0, noSnapshot = 0, validationQueries = 0;
   bool warnedMismatch = false;
 };
 

@@ -4,6 +4,9 @@
 // call had no symbolic pointer argument, rules objects out before any query
 // (Plugin::resolutionFilter, consulted inside AddressSpace::resolve and resolveOne).
 //
+// Accesses inside a body the analysis replaces by a model (KLEE's byte-wise memcpy,
+// memset, strcpy...) take the sets of the call's pointer arguments, in the caller's frame.
+//
 // Never skipped: any object when the frame has no snapshot (yet), when its analysis
 // failed, when the access's pointer has no set (not a load or store, or not in the
 // analysed code), when the answer is "may touch anything", or an object of no known site
@@ -131,6 +134,15 @@ void ResolveClient::beforeCall(klee::ExecutionState &state, Function *f, std::ve
   v.push_back(std::move(fr));
 }
 
+bool ResolveClient::bodyModelled(const Function *f) {
+  auto it = modelledBodies.find(f);
+  if (it != modelledBodies.end())
+    return it->second;
+  bool m = pspa::engine_body_modelled(host.analysisEngine(), reinterpret_cast<std::size_t>(f));
+  modelledBodies.emplace(f, m);
+  return m;
+}
+
 bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruction *ki,
                                      klee::ref<klee::Expr> address, klee::ResolutionFilter &filter) {
   if (!PspaResolve || !ki)
@@ -142,11 +154,29 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
   std::vector<Frame> &v = frames(state);
   if (v.empty())
     return false;
+  // The pointers whose sets answer, and the frame the access counts in. In a body the
+  // analysis replaces by a model (KLEE's byte-wise memcpy, memset, strcpy...), the
+  // pointer derives from the call's arguments: their sets, in the caller's frame.
+  std::vector<std::size_t> values;
+  std::size_t top = v.size() - 1;
+  if (bodyModelled(ki->inst->getFunction())) {
+    const klee::KInstruction *call = state.stack.back().caller;
+    const auto *cb = call ? dyn_cast<CallBase>(call->inst) : nullptr;
+    if (!cb || top == 0)
+      return false;
+    for (const Use &a : cb->args())
+      if (a->getType()->isPointerTy())
+        values.push_back(reinterpret_cast<std::size_t>(a.get()));
+    --top;
+    ++throughArguments;
+  } else {
+    values.push_back(reinterpret_cast<std::size_t>(ptr));
+  }
   // The frame whose snapshot answers: N out, or the nearest whose call had no symbolic
   // pointer argument (the paper's automatic analysis distance).
-  std::size_t j = v.size() - 1;
+  std::size_t j = top;
   if (PspaResolveDistance >= 0)
-    j = v.size() - 1 >= std::size_t(PspaResolveDistance) ? v.size() - 1 - PspaResolveDistance : 0;
+    j = top >= std::size_t(PspaResolveDistance) ? top - PspaResolveDistance : 0;
   else
     while (j > 0 && v[j].symbolicPointerArg)
       --j;
@@ -161,14 +191,15 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
   }
   Answer answer = fr.answer;
   std::uint64_t firstNew = fr.firstNew;
-  std::size_t value = reinterpret_cast<std::size_t>(ptr);
   klee::TimingSolver *solver = host.kleeExecutor().getSolver();
   ++pruned;
-  filter = [this, answer, firstNew, value, &state, address, ki, solver](const klee::MemoryObject *mo) {
+  filter = [this, answer, firstNew, values = std::move(values), &state, address, ki,
+            solver](const klee::MemoryObject *mo) {
     pspa::LiveObjectFfi o = liveObject(mo, firstNew);
-    std::uint8_t may = pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o);
-    if (may != 0)
-      return true;
+    // Kept unless every pointer's set rules the object out (2: no set, kept).
+    for (std::size_t value : values)
+      if (pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o) != 0)
+        return true;
     ++statResolveSkipped;
     if (PspaResolveValidate) {
       bool feasible = false;
@@ -211,7 +242,8 @@ void ResolveClient::report() {
                << ", snapshots = " << statResolveSnapshots.getValue()
                << ", mismatches = " << statResolveMismatches.getValue() << "\n";
   llvm::errs() << "KLEE: done: pspa resolve: pruned accesses = " << pruned
-               << ", resolved fully (no snapshot yet) = " << noSnapshot;
+               << " (through a modelled call's arguments = " << throughArguments
+               << "), resolved fully (no snapshot yet) = " << noSnapshot;
   if (PspaResolveValidate)
     llvm::errs() << ", validation queries = " << validationQueries;
   llvm::errs() << "\n";
