@@ -6,7 +6,7 @@
 
 use crate::layout::Layout;
 use crate::models::Model;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
 
 pub type VarId = u32;
@@ -192,6 +192,10 @@ pub struct Program {
     pub site_objects: FxHashMap<usize, ObjId>,
     /// The function of each `llvm::Function` address (function pointers in a KLEE state).
     pub site_functions: FxHashMap<usize, FuncId>,
+    /// Heap sites inside a function whose body a model replaces (an allocator wrapper
+    /// declared with `--allocator`): the analysis never sees them (its sites are the
+    /// wrapper's calls), yet KLEE names the objects it allocates there by them.
+    pub wrapped_sites: FxHashSet<ObjId>,
     /// The variable of each LLVM instruction or argument that carries pointers, by the
     /// address of its value: how a client names the pointer operand of an access.
     pub value_vars: FxHashMap<usize, VarId>,

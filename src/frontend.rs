@@ -168,8 +168,25 @@ pub fn extract(m: &Module, opts: &FrontOptions) -> Result<Program> {
     unsafe { fe.run()? };
     let mut prog = fe.prog;
     prog.value_vars = fe.vars.iter().map(|(&v, &x)| (v as usize, x)).collect();
+    prog.wrapped_sites = wrapped_sites(&prog);
     prog.disambiguate_labels();
     Ok(prog)
+}
+
+/// Heap sites in the bodies of functions a model replaces (see `Program::wrapped_sites`),
+/// from their labels (`heap:FUNCTION:LINE`), before labels are disambiguated.
+fn wrapped_sites(prog: &Program) -> rustc_hash::FxHashSet<ObjId> {
+    let modelled: rustc_hash::FxHashSet<&str> =
+        prog.functions.iter().filter(|f| f.defined && f.model.is_some()).map(|f| f.name.as_str()).collect();
+    if modelled.is_empty() {
+        return Default::default();
+    }
+    (0..prog.objects.len() as ObjId)
+        .filter(|&o| {
+            let l = &prog.objects[o as usize].label;
+            l.strip_prefix("heap:").and_then(|r| r.rsplit_once(':')).is_some_and(|(f, _)| modelled.contains(f))
+        })
+        .collect()
 }
 
 struct Front<'m> {

@@ -28,7 +28,17 @@ pub struct Answer {
     refset: Vec<ResLoc>,
     /// Shared: SPA's answers all hold the whole program's.
     points_to: Arc<ValueSets>,
-    /// A set holds the `unknown` object: the call may touch anything.
+    /// The call may write through a value that may point anywhere (its mod-set has the
+    /// `unknown` object), or call through one: any object may have been written, so no
+    /// set can be trusted.
+    writes_unknown: bool,
+    /// It may read through such a value (its ref-set has `unknown`).
+    reads_unknown: bool,
+    /// The abstract `unknown` object, if the state had one. It points to itself (see
+    /// `abstraction`): whatever is loaded through it has it in its set, so a set without
+    /// it is exact unless the call writes through it.
+    unknown_obj: Option<u32>,
+    /// Some set names `unknown` (reported per call).
     unknown: bool,
     post: Option<PostState>,
     /// A whole-program answer (SPA): every object is its static site.
@@ -66,9 +76,11 @@ impl Answer {
     pub fn new(abs: &AbstractState, r: CallResult) -> Answer {
         let uids = abs.objects.iter().enumerate().filter_map(|(i, o)| Some((o.uid?, i as u32))).collect();
         let layouts = abs.objects.iter().map(|o| o.layout).collect();
-        let unknown = CallResult::touches_unknown(abs, &r)
-            || r.calls_unknown
-            || r.points_to.sets.iter().flatten().any(|l| matches!(l, ResLoc::Abs { obj, .. } if abs.objects[*obj as usize].site == UNKNOWN_SITE));
+        let unknown_obj = abs.objects.iter().position(|o| o.site == UNKNOWN_SITE).map(|i| i as u32);
+        let names_unknown = |set: &[ResLoc]| unknown_obj.is_some_and(|u| in_set_unique(set, u, None));
+        let writes_unknown = names_unknown(&r.modset) || r.calls_unknown;
+        let reads_unknown = names_unknown(&r.refset);
+        let unknown = writes_unknown || reads_unknown || r.points_to.sets.iter().any(|s| names_unknown(s));
         debug_assert!(r.modset.windows(2).all(|w| w[0] < w[1]) && r.refset.windows(2).all(|w| w[0] < w[1]), "sets are sorted");
         Answer {
             uids,
@@ -76,6 +88,9 @@ impl Answer {
             modset: r.modset,
             refset: r.refset,
             points_to: Arc::new(r.points_to),
+            writes_unknown,
+            reads_unknown,
+            unknown_obj,
             unknown,
             post: r.has_post.then_some(r.post),
             whole_program: false,
@@ -92,6 +107,9 @@ impl Answer {
             modset: set(&a.modref.modset[f as usize]),
             refset: set(&a.modref.refset[f as usize]),
             points_to: points_to.unwrap_or_default(),
+            writes_unknown: false,
+            reads_unknown: false,
+            unknown_obj: None,
             unknown: false,
             post: None,
             whole_program: true,
@@ -137,6 +155,12 @@ impl Answer {
         if let Some(&i) = self.uids.get(&o.id) {
             return Node::Unique(i);
         }
+        // Allocated inside an allocator wrapper: the analysis's site is the wrapper's call,
+        // which KLEE does not record (an object of the state the call cannot reach is
+        // unreached whatever its site).
+        if prog.wrapped_sites.contains(&s) && (!o.existed || self.whole_program) {
+            return Node::Unknown;
+        }
         if o.existed {
             // SPA has no unique sites: an object of the state is its static site.
             return if self.whole_program { Node::Static(s) } else { Node::Unreached };
@@ -150,20 +174,17 @@ impl Answer {
 
     /// Whether the call may write bytes `range` (offset, length; None: somewhere) of `o`.
     pub fn may_write(&self, prog: &Program, o: &LiveObject, range: Option<(u64, u64)>) -> bool {
-        self.may(prog, &self.modset, o, range)
+        self.writes_unknown || self.may(prog, &self.modset, o, range)
     }
 
     /// Whether the call may read bytes `range` of `o`.
     pub fn may_read(&self, prog: &Program, o: &LiveObject, range: Option<(u64, u64)>) -> bool {
-        self.may(prog, &self.refset, o, range)
+        self.writes_unknown || self.reads_unknown || self.may(prog, &self.refset, o, range)
     }
 
     /// Whether a set names `o`'s bytes `range`. Conservative where the answer cannot tell:
-    /// `unknown` in the sets, an object of no known site, a local of the call.
+    /// an object of no known site, a local of the call (the callers handle `unknown`).
     fn may(&self, prog: &Program, set: &[ResLoc], o: &LiveObject, range: Option<(u64, u64)>) -> bool {
-        if self.unknown {
-            return true;
-        }
         match self.node_of(prog, o) {
             Node::Unique(i) => in_set_unique(set, i, fields(prog, self.layouts[i as usize], range).as_deref()),
             Node::Static(s) => in_set_static(set, s, fields(prog, prog.objects[s as usize].layout, range).as_deref()),
@@ -187,7 +208,9 @@ impl Answer {
     /// set for `pointer`: the client must assume it may.
     pub fn may_point_to(&self, prog: &Program, pointer: VarId, o: &LiveObject) -> Option<bool> {
         let set = self.points_to(pointer)?;
-        if self.unknown {
+        // A value loaded through `unknown` has it in its set; any other set is exact unless
+        // the call may have written anywhere.
+        if self.writes_unknown || self.unknown_obj.is_some_and(|u| in_set_unique(set, u, None)) {
             return Some(true);
         }
         Some(match self.node_of(prog, o) {
@@ -198,7 +221,8 @@ impl Answer {
         })
     }
 
-    /// The sets name the `unknown` object: every query answers "may".
+    /// Some set names the `unknown` object: the queries it concerns answer "may" (every
+    /// query, if the call may write through it).
     pub fn unknown(&self) -> bool {
         self.unknown
     }

@@ -173,3 +173,65 @@ fn a_call_through_an_unknown_pointer_may_touch_anything() {
     assert_eq!(answer_for(serde_json::json!({"function": "ret_x"})), (false, false));
     assert_eq!(answer_for(serde_json::json!({"unknown": true})), (true, true));
 }
+
+/// A value that may point anywhere (a symbolic pointer, a slot over the read budget) is the
+/// `unknown` object, which points to itself. `use_box(b, q)` with b unknown and q = &slot,
+/// slot = &x:
+///   v = b->p   loads through unknown: v's set is {unknown}, so v may point to y;
+///   w = *q     loads slot: w's set is {x}, exact: reading through unknown changes no
+///              object, so w cannot point to y;
+///   *w = 1     writes x only; the call reads through unknown, so it may read y.
+/// `set_box(b, &y)` stores through unknown: any object may now hold &y, so no set can be
+/// trusted and every query answers "may".
+#[test]
+fn reading_through_an_unknown_pointer_leaves_other_sets_exact() {
+    let src = r#"
+struct box { int *p; };
+int x, y;
+int *slot = &x;
+int use_box(struct box *b, int **q) { int *v = b->p; int *w = *q; *w = 1; return *v; }
+void set_box(struct box *b, int *t) { b->p = t; }
+int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
+"#;
+    let module = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("unknown_reads.c");
+    std::fs::write(&module, src).unwrap();
+    let globals = [("x", 1, "i32", serde_json::json!([])), ("y", 2, "i32", serde_json::json!([])),
+        ("slot", 3, "i32*", serde_json::json!([{"offset": 0, "targets": [{"object": 1, "offset": 0}]}]))];
+    let answer_for = |function: &str, second: serde_json::Value| {
+        let objects: Vec<serde_json::Value> = globals
+            .iter()
+            .map(|(g, id, ty, ptrs)| serde_json::json!({"id": id, "site": format!("global:{g}"), "size": if *ty == "i32*" { 8 } else { 4 }, "type": ty, "pointers": ptrs}))
+            .collect();
+        let v = serde_json::json!({"schema": "pspa.snapshot/1", "module": module.display().to_string(),
+            "call": {"function": function, "args": [{"targets": [{"unknown": true}]}, {"targets": [second]}]},
+            "globals": {"x": 1, "y": 2, "slot": 3},
+            "objects": objects});
+        let snap = LoadedSnapshot::new(PathBuf::from("generated.json"), serde_json::from_value(v).unwrap(), module.clone()).unwrap();
+        let mut s = Session::open(&module, &Default::default()).unwrap();
+        s.points_to = true;
+        let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+        let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
+        (s, Answer::new(&abs, result))
+    };
+    let obj = |s: &Session, id: u64, g: &str| LiveObject { id, site: s.prog.object_by_label(&format!("global:{g}")), existed: true };
+
+    let (s, a) = answer_for("use_box", serde_json::json!({"object": 3, "offset": 0}));
+    let (x, y) = (obj(&s, 1, "x"), obj(&s, 2, "y"));
+    assert!(a.unknown());
+    let ptrs: Vec<u32> = a.pointers().collect();
+    // v: may point anywhere.
+    assert!(ptrs.iter().any(|&v| a.may_point_to(&s.prog, v, &y) == Some(true)));
+    // w: x and not y.
+    assert!(ptrs.iter().any(|&v| a.may_point_to(&s.prog, v, &x) == Some(true) && a.may_point_to(&s.prog, v, &y) == Some(false)));
+    assert!(a.may_write(&s.prog, &x, None));
+    assert!(!a.may_write(&s.prog, &y, None));
+    assert!(a.may_read(&s.prog, &y, None));
+
+    let (s, a) = answer_for("set_box", serde_json::json!({"object": 2, "offset": 0}));
+    let (x, slot) = (obj(&s, 1, "x"), obj(&s, 3, "slot"));
+    assert!(a.may_write(&s.prog, &x, None));
+    assert!(a.may_write(&s.prog, &slot, None));
+    let ptrs: Vec<u32> = a.pointers().collect();
+    assert!(!ptrs.is_empty());
+    assert!(ptrs.iter().all(|&v| a.may_point_to(&s.prog, v, &x) == Some(true)));
+}

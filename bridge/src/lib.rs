@@ -122,7 +122,8 @@ pub mod ffi {
         /// reference), not only those the analysis reads. max_work: a call whose solve
         /// does more work fails (conservatively); 0: no bound. points_to: answers keep the
         /// points-to set of every pointer the call dereferences (`answer_may_point_to`).
-        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool) -> Box<Engine>;
+        /// allocators: defined functions whose calls are allocation sites (`--allocator`).
+        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool, allocators: Vec<String>) -> Box<Engine>;
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
@@ -194,14 +195,14 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool) -> Box<Engine> {
+fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool, allocators: Vec<String>) -> Box<Engine> {
     // Panics are caught at every entry point and reported once by the plugin as a warning;
     // the default hook would print each one, with a backtrace, into KLEE's output.
     std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
     let r = catch_unwind(AssertUnwindSafe(|| -> anyhow::Result<Engine> {
         // SAFETY: the plugin passes KLEE's live module, which outlives the engine.
         let m = unsafe { Module::borrowed(module as llvm_sys::prelude::LLVMModuleRef, PathBuf::from(module_name)) };
-        let mut session = Session::from_module(m, &FrontOptions::default())?;
+        let mut session = Session::from_module(m, &FrontOptions { allocators, ..Default::default() })?;
         session.reuse = reuse;
         session.all_globals = all_globals;
         session.on_demand = !eager;

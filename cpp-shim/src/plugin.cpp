@@ -123,6 +123,15 @@ cl::opt<unsigned long long> PspaMaxWork(
              "default 200000000; 0 means no bound. Deterministic, unlike a time limit"),
     cl::init(200000000ULL), cl::cat(klee::MiscCat));
 
+cl::list<std::string> PspaAllocators(
+    "pspa-allocator",
+    cl::desc("Treat the defined function NAME as an allocator (comma-separated, repeatable): "
+             "each of its calls is an allocation site, instead of the allocation inside its "
+             "body that all its callers share (gnulib's xmalloc). Objects KLEE allocates in "
+             "such a body after a call's snapshot are then answered conservatively. Replay "
+             "dumped snapshots with the same pspa modref --allocator"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaKeepPointsTo(
     "pspa-keep-points-to",
     cl::desc("Keep in each analysed call's answer the points-to set of every pointer the call "
@@ -371,10 +380,17 @@ public:
         klee::klee_warning("pspa: --pspa-analyze: no function %s in the module", f.c_str());
     // Strings cross as lossy UTF-8: a strict conversion would abort KLEE on odd bytes.
     rust::String name = rust::String::lossy(m.getModuleIdentifier());
+    rust::Vec<rust::String> allocators;
+    for (auto &a : PspaAllocators) {
+      if (!m.getFunction(a))
+        klee::klee_warning("pspa: --pspa-allocator: no function %s in the module", a.c_str());
+      allocators.push_back(rust::String::lossy(a));
+    }
     engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
                                                           PspaMode == Mode::SPA, !PspaNoReuse,
                                                           PspaAllGlobals, PspaEager, PspaMaxWork,
-                                                          PspaKeepPointsTo || pspa_plugin::ResolveClient::enabled()));
+                                                          PspaKeepPointsTo || pspa_plugin::ResolveClient::enabled(),
+                                                          allocators));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());

@@ -39,6 +39,12 @@ link_driver() {
   llvm-link-14 "$build/driver.bc" "$build/lib.bc" -o "$out"
 }
 
+# a program's module + drivers/compat.c (glibc functions uclibc lacks), linked into OUT
+link_compat() {
+  clang-14 "${cflags[@]}" -emit-llvm -c "$drivers/compat.c" -o "$build/compat.bc"
+  llvm-link-14 "$1" "$build/compat.bc" -o "$out"
+}
+
 copy_src
 case "$prog" in
   libtasn1)
@@ -72,7 +78,8 @@ case "$prog" in
     step make
     make -C "$build/src/lib" -j2 >>"$log" 2>&1
     make -C "$build/src/src" -j2 m4 >>"$log" 2>&1
-    (cd "$build" && extract-bc -o "$out" src/src/m4) >>"$log" 2>&1
+    (cd "$build" && extract-bc -o "$build/prog.bc" src/src/m4) >>"$log" 2>&1
+    link_compat "$build/prog.bc"
     ;;
   make)
     configure_once sh -c 'autoreconf -fi && ./configure --disable-nls --without-guile --disable-load'
