@@ -235,3 +235,22 @@ int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
     assert!(!ptrs.is_empty());
     assert!(ptrs.iter().all(|&v| a.may_point_to(&s.prog, v, &x) == Some(true)));
 }
+
+/// tests/fixtures/heap.c with `xmalloc` declared an allocator: the analysis's site for
+/// `xmalloc(sizeof(struct pair))` is main's call (line 28), and the `malloc` inside
+/// xmalloc's body (line 8), which is what KLEE records as the allocation site of every
+/// object xmalloc returns, is in no set. An object of that site must answer "may" (it
+/// could be any caller's), where without the declaration it is the ordinary static site.
+#[test]
+fn objects_allocated_inside_an_allocator_wrapper_are_unknown() {
+    let module = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap.c");
+    let node = |allocators: Vec<String>| {
+        let s = Session::open(&module, &pspa::frontend::FrontOptions { allocators, ..Default::default() }).unwrap();
+        let inner = s.prog.object_by_label("heap:xmalloc:8").unwrap();
+        assert!(!s.prog.wrapped_sites.contains(&s.prog.object_by_label("heap:main:23").unwrap()));
+        let a = Answer::whole_program(&pspa::analysis::analyze(&s.prog), s.prog.function_by_name("main").unwrap(), None);
+        (s.prog.wrapped_sites.contains(&inner), a.node_of(&s.prog, &LiveObject { id: 1, site: Some(inner), existed: true }))
+    };
+    assert_eq!(node(vec!["xmalloc".into()]), (true, Node::Unknown));
+    assert!(matches!(node(vec![]), (false, Node::Static(_))));
+}
