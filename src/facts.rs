@@ -105,6 +105,34 @@ pub struct Access {
     pub write: bool,
 }
 
+/// A write the program makes, where Write Integrity Testing would check it (`crate::wit`):
+/// a store, a memory intrinsic's destination, or an argument a library model writes through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Write {
+    pub ptr: VarId,
+    /// Bytes written from the pointer; None: unknown (a library call, a variable length).
+    pub size: Option<u64>,
+    pub kind: WriteKind,
+    pub loc: SrcLoc,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteKind {
+    Store,
+    Intrinsic,
+    Library,
+}
+
+/// A source position from debug information: `Program::files[file]`, line, column (0:
+/// unknown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SrcLoc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Callee {
     Direct(FuncId),
@@ -143,6 +171,8 @@ pub struct Function {
     pub obj: ObjId,
     pub constraints: Vec<Constraint>,
     pub accesses: Vec<Access>,
+    /// The writes among them (and the library calls' written arguments), with positions.
+    pub writes: Vec<Write>,
     pub calls: Vec<CallId>,
     /// How an external function behaves (None for defined functions).
     pub model: Option<Model>,
@@ -183,6 +213,8 @@ pub struct Program {
     /// Constraints of constant expressions (not tied to one function): always active.
     pub init_constraints: Vec<Constraint>,
     pub source_vars: Vec<SourceVar>,
+    /// Source files named by `SrcLoc::file` (index 0: unknown, the empty name).
+    pub files: Vec<String>,
     /// A name per variable for diagnostics (`F:%value`); may be shorter than num_vars.
     pub var_names: Vec<String>,
     pub stats: FrontStats,

@@ -202,6 +202,8 @@ struct Front<'m> {
     const_vars: FxHashMap<(ObjId, i64), VarId>,
     /// Allocation call -> its heap object, until the first cast gives it a type.
     untyped_heap: FxHashMap<LLVMValueRef, ObjId>,
+    /// File name -> index in `prog.files`.
+    files: FxHashMap<String, u32>,
     cur: FuncId,
     ptr_bits: u32,
 }
@@ -214,7 +216,12 @@ impl<'m> Front<'m> {
             m,
             opts,
             td,
-            prog: { let mut p = Program::default(); p.module = m.path.display().to_string(); p },
+            prog: {
+                let mut p = Program::default();
+                p.module = m.path.display().to_string();
+                p.files.push(String::new());
+                p
+            },
             vars: Default::default(),
             funcs: Default::default(),
             globals: Default::default(),
@@ -222,6 +229,7 @@ impl<'m> Front<'m> {
             pointerish: Default::default(),
             const_vars: Default::default(),
             untyped_heap: Default::default(),
+            files: Default::default(),
             cur: 0,
             ptr_bits,
         }
@@ -229,6 +237,32 @@ impl<'m> Front<'m> {
 
     fn f(&mut self) -> &mut Function {
         &mut self.prog.functions[self.cur as usize]
+    }
+
+    /// Where instruction `i` is in the source (debug information; zeros without it).
+    unsafe fn src_loc(&mut self, i: LLVMValueRef) -> SrcLoc {
+        let line = LLVMGetDebugLocLine(i);
+        if line == 0 {
+            return SrcLoc::default();
+        }
+        let mut len = 0;
+        let p = LLVMGetDebugLocFilename(i, &mut len);
+        let name = if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned() };
+        let file = match self.files.get(&name) {
+            Some(&f) => f,
+            None => {
+                let f = self.prog.files.len() as u32;
+                self.prog.files.push(name.clone());
+                self.files.insert(name, f);
+                f
+            }
+        };
+        SrcLoc { file, line, col: LLVMGetDebugLocColumn(i) }
+    }
+
+    unsafe fn write(&mut self, i: LLVMValueRef, ptr: VarId, size: Option<u64>, kind: WriteKind) {
+        let loc = self.src_loc(i);
+        self.f().writes.push(Write { ptr, size, kind, loc });
     }
 
     fn push(&mut self, c: Constraint) {
@@ -743,6 +777,7 @@ impl<'m> Front<'m> {
                 let size = self.store_size(LLVMTypeOf(val));
                 if let Some(p) = self.var(LLVMGetOperand(i, 1)) {
                     self.f().accesses.push(Access { ptr: p, size: Some(size), write: true });
+                    self.write(i, p, Some(size), WriteKind::Store);
                     if let Some(s) = self.var(val) {
                         self.push(Constraint::Store { ptr: p, src: s, size });
                     }
@@ -863,6 +898,7 @@ impl<'m> Front<'m> {
                 if let Some(p) = self.var(LLVMGetOperand(i, p)) {
                     self.f().accesses.push(Access { ptr: p, size: Some(size), write: true });
                     self.f().accesses.push(Access { ptr: p, size: Some(size), write: false });
+                    self.write(i, p, Some(size), WriteKind::Store);
                     if let Some(s) = self.var(v) {
                         self.push(Constraint::Store { ptr: p, src: s, size });
                     }
@@ -971,6 +1007,22 @@ impl<'m> Front<'m> {
         } else {
             None
         };
+        // The arguments a library model writes through are writes of this call (WIT).
+        if let Callee::Direct(g) = &callee {
+            let g = *g;
+            if let Some(Model::Known(effects)) = call_model.or(self.prog.functions[g as usize].model) {
+                for e in effects {
+                    let from = match *e {
+                        crate::models::Effect::Mod(k) | crate::models::Effect::ModDeep(k) => k..k + 1,
+                        crate::models::Effect::ModFrom(k) => k..args.len(),
+                        _ => continue,
+                    };
+                    for a in args.get(from).unwrap_or_default().iter().flatten().copied().collect::<Vec<_>>() {
+                        self.write(i, a, None, WriteKind::Library);
+                    }
+                }
+            }
+        }
         let id = self.prog.calls.len() as CallId;
         self.prog.calls.push(CallSite { caller: self.cur, callee, args, ret, line, heap, arg_ptr: Some(arg_ptr), model: call_model });
         self.f().calls.push(id);
@@ -1041,6 +1093,7 @@ impl<'m> Front<'m> {
                 let (d, s) = (arg(self, 0), arg(self, 1));
                 if let Some(d) = d {
                     self.f().accesses.push(Access { ptr: d, size: len, write: true });
+                    self.write(i, d, len, WriteKind::Intrinsic);
                 }
                 if let Some(s) = s {
                     self.f().accesses.push(Access { ptr: s, size: len, write: false });
@@ -1053,6 +1106,7 @@ impl<'m> Front<'m> {
                 let len = Self::const_len(LLVMGetOperand(i, 2));
                 if let Some(d) = arg(self, 0) {
                     self.f().accesses.push(Access { ptr: d, size: len, write: true });
+                    self.write(i, d, len, WriteKind::Intrinsic);
                 }
             }
             "llvm.va_start" if self.opts.svf_blind_spots => {

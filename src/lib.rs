@@ -25,3 +25,4 @@ pub mod snapshot;
 pub mod solver;
 pub mod state;
 pub mod summaries;
+pub mod wit;

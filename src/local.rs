@@ -28,7 +28,7 @@ pub enum ResLoc {
 }
 
 impl ResLoc {
-    fn field_part(field: Option<u32>) -> crate::site::Field {
+    pub fn field_part(field: Option<u32>) -> crate::site::Field {
         field.map_or(crate::site::Field::All, crate::site::Field::At)
     }
 
@@ -74,6 +74,10 @@ pub struct ValueSets {
     /// (program variable, index into `sets`), sorted by variable.
     pub vars: Vec<(VarId, u32)>,
     pub sets: Vec<Vec<ResLoc>>,
+    /// The program's functions the analysis reached (sorted): the ones whose pointers
+    /// have sets. A global's address is one variable of every function, so a variable with
+    /// a set does not tell which function the analysis reached.
+    pub functions: Vec<FuncId>,
 }
 
 impl ValueSets {
@@ -308,7 +312,12 @@ impl<'p> CallAnalysis<'p> {
     /// The sets of the pointers the accesses of the call's live functions dereference,
     /// keyed by program variable.
     fn value_sets(&self, conv: &dyn Fn(&RoaringBitmap) -> Vec<ResLoc>) -> ValueSets {
-        value_sets(&self.analysis.solver, &|v| self.slice.map_or(Some(v), |sl| sl.full_var(v)), conv)
+        value_sets(
+            &self.analysis.solver,
+            &|v| self.slice.map_or(Some(v), |sl| sl.full_var(v)),
+            &|f| self.slice.map_or(Some(f), |sl| sl.full_func(f)),
+            conv,
+        )
     }
 
     /// The opaque objects of `abs` whose contents the analysis read (a field was the
@@ -433,7 +442,12 @@ impl<'p> CallAnalysis<'p> {
 /// distinct set once. The accesses include the arguments library models read or write
 /// through (a `memcpy` call's destination): KLEE runs such a body byte by byte, and its
 /// accesses take the set of the call's argument (the body is never analysed).
-pub fn value_sets(s: &Solver, full: &dyn Fn(VarId) -> Option<VarId>, conv: &dyn Fn(&RoaringBitmap) -> Vec<ResLoc>) -> ValueSets {
+pub fn value_sets(
+    s: &Solver,
+    full: &dyn Fn(VarId) -> Option<VarId>,
+    full_func: &dyn Fn(FuncId) -> Option<FuncId>,
+    conv: &dyn Fn(&RoaringBitmap) -> Vec<ResLoc>,
+) -> ValueSets {
     // Keyed by the variable's representative first (merged variables share a set), then
     // by contents.
     let mut by_rep: rustc_hash::FxHashMap<u32, u32> = Default::default();
@@ -443,6 +457,9 @@ pub fn value_sets(s: &Solver, full: &dyn Fn(VarId) -> Option<VarId>, conv: &dyn 
     for f in 0..s.prog.functions.len() {
         if !s.live[f] {
             continue;
+        }
+        if let Some(ff) = full_func(f as FuncId) {
+            out.functions.push(ff);
         }
         for (a, _) in &s.accesses[f] {
             // Nodes the solver made (the unknown world's) are no program variable.
@@ -469,6 +486,7 @@ pub fn value_sets(s: &Solver, full: &dyn Fn(VarId) -> Option<VarId>, conv: &dyn 
     }
     out.vars.sort_unstable();
     out.vars.dedup();
+    out.functions.sort_unstable();
     out.sets = bitmaps.iter().map(conv).collect();
     out
 }

@@ -119,7 +119,7 @@ impl Answer {
     /// The whole program's points-to sets of every dereferenced pointer (SPA), shared by
     /// the answers of every function.
     pub fn whole_program_points_to(a: &crate::analysis::Analysis) -> Arc<ValueSets> {
-        Arc::new(crate::local::value_sets(&a.solver, &|v| Some(v), &whole_program_locs(a)))
+        Arc::new(crate::local::value_sets(&a.solver, &|v| Some(v), &|f| Some(f), &whole_program_locs(a)))
     }
 }
 
@@ -252,6 +252,7 @@ impl Answer {
             + loc(&self.modset)
             + loc(&self.refset)
             + self.points_to.vars.capacity() * size_of::<(VarId, u32)>()
+            + self.points_to.functions.capacity() * size_of::<crate::facts::FuncId>()
             + self.points_to.sets.capacity() * size_of::<Vec<ResLoc>>()
             + self.points_to.sets.iter().map(loc).sum::<usize>();
         if let Some(p) = &self.post {

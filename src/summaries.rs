@@ -418,6 +418,7 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
     demand.sort_unstable();
     let points_to = ValueSets {
         vars: r.points_to.vars.clone(),
+        functions: r.points_to.functions.clone(),
         sets: r.points_to.sets.iter().map(|s| { let mut v: Vec<ResLoc> = s.iter().map(tl).collect(); v.sort(); v }).collect(),
     };
     CallResult {

@@ -19,6 +19,7 @@ namespace klee {
 class Statistic;
 class ExecutionState;
 class Executor;
+class TimingSolver;
 class MemoryObject;
 struct KInstruction;
 } // namespace klee
@@ -35,6 +36,10 @@ public:
   virtual klee::Executor &kleeExecutor() = 0;
   /// The answers are whole-program (--pspa-mode=spa): the same for every call, and free.
   virtual bool wholeProgram() const = 0;
+  /// The plugin's own solver chain. KLEE's chain caches counterexamples, and a cached one
+  /// can become the example of a later resolution or branch: queries the plugin put there
+  /// would change the paths KLEE explores, and so what the clients are compared on.
+  virtual klee::TimingSolver &ownSolver() = 0;
 };
 
 /// The live object `mo` as the answers name it (`existed`: before `firstNew`).

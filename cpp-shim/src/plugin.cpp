@@ -14,6 +14,8 @@
 #include "klee/Core/Plugin.h"
 #include "klee/Module/KInstruction.h"
 #include "klee/Module/InstructionInfoTable.h"
+#include "klee/Solver/Solver.h"
+#include "klee/Solver/SolverCmdLine.h"
 #include "klee/Statistics/Statistic.h"
 #include "klee/Support/ErrorHandling.h"
 #include "klee/Support/OptionCategories.h"
@@ -318,6 +320,18 @@ public:
   const pspa::Engine &analysisEngine() const override { return **engine; }
   klee::Executor &kleeExecutor() override { return *executor; }
   bool wholeProgram() const override { return PspaMode == Mode::SPA; }
+  klee::TimingSolver &ownSolver() override {
+    if (!solver) {
+      // KLEE's default chain, without its query logs.
+      std::unique_ptr<klee::Solver> s = klee::createCoreSolver(klee::CoreSolverToUse);
+      s = klee::createCexCachingSolver(std::move(s));
+      s = klee::createCachingSolver(std::move(s));
+      s = klee::createIndependentSolver(std::move(s));
+      solver = std::make_unique<klee::TimingSolver>(std::move(s));
+    }
+    return *solver;
+  }
+  std::unique_ptr<klee::TimingSolver> solver;
   std::unique_ptr<pspa_plugin::ResolveClient> resolve;
   klee::Executor *executor = nullptr;
   Module *module = nullptr;
@@ -745,7 +759,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     return true;
   }
   klee::ResolutionList rl;
-  klee::TimingSolver *solver = plugin.executor->getSolver();
+  klee::TimingSolver *solver = &plugin.ownSolver();
   // KLEE's scan asks the solver object after object; a wide address could take minutes,
   // and KLEE cannot stop a run while a plugin hook runs: bounded, then unknown.
   auto t0 = std::chrono::steady_clock::now();

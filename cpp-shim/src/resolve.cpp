@@ -191,7 +191,7 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
   }
   Answer answer = fr.answer;
   std::uint64_t firstNew = fr.firstNew;
-  klee::TimingSolver *solver = host.kleeExecutor().getSolver();
+  klee::TimingSolver *solver = &host.ownSolver();
   ++pruned;
   filter = [this, answer, firstNew, values = std::move(values), &state, address, ki,
             solver](const klee::MemoryObject *mo) {
