@@ -114,6 +114,9 @@ pub struct Write {
     pub size: Option<u64>,
     pub kind: WriteKind,
     pub loc: SrcLoc,
+    /// The LLVM instruction (its address: an opaque handle while the module lives), how
+    /// KLEE names the write.
+    pub inst: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -262,7 +262,7 @@ impl<'m> Front<'m> {
 
     unsafe fn write(&mut self, i: LLVMValueRef, ptr: VarId, size: Option<u64>, kind: WriteKind) {
         let loc = self.src_loc(i);
-        self.f().writes.push(Write { ptr, size, kind, loc });
+        self.f().writes.push(Write { ptr, size, kind, loc, inst: i as usize });
     }
 
     fn push(&mut self, c: Constraint) {

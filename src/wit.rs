@@ -189,9 +189,49 @@ impl<'a> Colouring<'a> {
 
 static EMPTY: once_cell::sync::Lazy<AbstractState> = once_cell::sync::Lazy::new(AbstractState::default);
 
+/// The colours, and lookups by location and by write instruction (what KLEE asks).
+#[derive(Clone, Debug)]
+pub struct WitColours {
+    pub tables: WitTables,
+    by_loc: FxHashMap<ResLoc, u32>,
+    by_inst: FxHashMap<usize, u32>,
+}
+
+impl WitColours {
+    /// The colour of each field of an object (`obj`: its location with no field; `fields`:
+    /// its layout's field count, None if field-insensitive), None if the object is not
+    /// coloured (not in the analysed state, a function).
+    pub fn object(&self, obj: &ResLoc, fields: Option<u32>) -> Option<Vec<u32>> {
+        let whole = self.by_loc.get(obj).copied();
+        let at = |f: u32| -> Option<u32> {
+            let l = match obj {
+                ResLoc::Abs { obj, .. } => ResLoc::Abs { obj: *obj, field: Some(f) },
+                ResLoc::Static { obj, .. } => ResLoc::Static { obj: *obj, field: Some(f) },
+                ResLoc::Made(_) => return whole,
+            };
+            self.by_loc.get(&l).copied().or(whole)
+        };
+        match fields {
+            Some(n) if n > 0 => (0..n).map(at).collect(),
+            _ => whole.map(|c| vec![c]),
+        }
+    }
+
+    /// The colour of the write made by instruction `inst` (an `llvm::Instruction*`), if the
+    /// coloured functions have it.
+    pub fn write(&self, inst: usize) -> Option<u32> {
+        self.by_inst.get(&inst).copied()
+    }
+}
+
+/// The tables alone (see `colours`).
+pub fn colour(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitTables {
+    colours(prog, objects, sets).tables
+}
+
 /// The colours of the writes of the functions `sets` covers (those the analysis reached),
 /// over `objects`.
-pub fn colour(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitTables {
+pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitColours {
     let abs = match objects {
         Objects::State(a) => Some(a),
         Objects::Whole => None,
@@ -215,6 +255,7 @@ pub fn colour(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitTabl
     }
     // Each write's locations merge into one colour; remember one location per write.
     let mut stores = Vec::new();
+    let mut insts = Vec::new();
     let mut firsts = Vec::new();
     let mut unknown_writes = 0;
     for &fid in &sets.functions {
@@ -235,6 +276,7 @@ pub fn colour(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitTabl
                 }
             }
             firsts.push(first);
+            insts.push(w.inst);
             stores.push(StoreColour {
                 function: f.name.clone(),
                 file: prog.files.get(w.loc.file as usize).cloned().unwrap_or_default(),
@@ -257,6 +299,7 @@ pub fn colour(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitTabl
     order.sort_by(|&a, &b| labels[a].cmp(&labels[b]));
     let mut colour_of_root: FxHashMap<usize, u32> = Default::default();
     let mut objects = BTreeMap::new();
+    let mut by_loc = FxHashMap::default();
     let mut heap = rustc_hash::FxHashSet::default();
     for &i in &order {
         let r = c.find(i);
@@ -266,13 +309,17 @@ pub fn colour(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitTabl
             heap.insert(col);
         }
         objects.insert(labels[i].clone(), col);
+        by_loc.insert(c.locs[i].clone(), col);
     }
-    for (s, first) in stores.iter_mut().zip(firsts) {
+    let mut by_inst = FxHashMap::default();
+    for ((s, first), inst) in stores.iter_mut().zip(firsts).zip(insts) {
         if let Some(i) = first {
             s.colour = colour_of_root[&c.find(i)];
         }
+        by_inst.insert(inst, s.colour);
     }
-    WitTables { schema: SCHEMA, colours: colour_of_root.len(), heap_colours: heap.len(), objects, stores, unknown_writes, transitions: None }
+    let tables = WitTables { schema: SCHEMA, colours: colour_of_root.len(), heap_colours: heap.len(), objects, stores, unknown_writes, transitions: None };
+    WitColours { tables, by_loc, by_inst }
 }
 
 impl WitTables {

@@ -214,3 +214,22 @@ fn a_call_over_its_work_budget_is_an_error_naming_the_snapshot() {
     assert!(bounded.0.as_array().is_some_and(|m| !m.is_empty()));
     assert_eq!(bounded, free);
 }
+
+/// `pspa wit`: the JSON document has the documented keys (docs/wit.md), every write's
+/// colour is one of the objects' colours, and bad input is a clean error naming the file.
+#[test]
+fn wit_tables_and_errors() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wit/buffers.c").display().to_string();
+    let out = pspa(&["wit", &src, "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "pspa.wit/1");
+    let colours: std::collections::BTreeSet<u64> = v["objects"].as_object().unwrap().values().map(|c| c.as_u64().unwrap()).collect();
+    assert_eq!(colours.len() as u64, v["colours"].as_u64().unwrap());
+    for s in v["stores"].as_array().unwrap() {
+        assert!(colours.contains(&s["colour"].as_u64().unwrap()), "{s}");
+        assert!(s["file"].as_str().unwrap().ends_with("buffers.c"), "{s}");
+    }
+    assert_clean_error(&pspa(&["wit", "--snapshot", "/nonexistent/s.json"]), &["/nonexistent/s.json"]);
+    assert_clean_error(&pspa(&["wit", &fixture("nonexistent.c")]), &["nonexistent.c"]);
+}
