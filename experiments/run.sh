@@ -5,7 +5,8 @@
 #
 # TARGET: table1 (precision), table3 (overhead and reuse), drivers (each driver 60 s under
 # KLEE), cost (the analysis' cost inside KLEE), check (--pspa-check: accesses outside
-# mod/ref, answer sizes), bitcodes (just build the programs), all. Installs its Python tools (snakemake,
+# mod/ref, answer sizes), table7 (resolution pruning), table6 (WIT colours), bitcodes (just
+# build the programs), all. Installs its Python tools (snakemake,
 # wllvm, matplotlib: experiments/requirements.txt) into the git-ignored .venv/experiments,
 # then runs experiments/Snakefile from the repository root. Results: experiments/results/.
 # Needs the patched KLEE (scripts/build-klee.sh; KLEE_BUILD_DIR / KLEE_SRC_DIR, default
@@ -25,7 +26,7 @@ if ! cmp -s experiments/requirements.txt "$venv/.requirements" 2>/dev/null; then
   "$venv/bin/pip" install -q -r experiments/requirements.txt
   cp experiments/requirements.txt "$venv/.requirements"
 fi
-[ $# -ge 1 ] || { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 target="$1"; shift
 cores=2; args=()
 while [ $# -gt 0 ]; do

@@ -10,6 +10,10 @@
   checks.py labels SNAPS CSV F KIND LINE WANT... [--not NOTWANT...]
                                     the KIND (mod/ref) labels of the call of F at source LINE,
                                     uniqueness stripped, include WANT and none of NOTWANT
+  checks.py wit JSON SRC F same|distinct TEXT...
+                                    the colours (pspa.wit/1) of F's writes at the source lines
+                                    of SRC containing each TEXT are all equal / pairwise distinct
+  checks.py wit-same JSON JSON      two WIT tables with the same colours and writes
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -178,6 +182,29 @@ def main():
             if not ops[rel](a, b):
                 fail("ResolveQueries %s (%s) %s %s (%s) does not hold" % (a, da, rel, b, db))
         print("ResolveQueries: " + " ".join(f"{v} ({os.path.basename(d)})" for v, d in zip(vals, dirs)))
+    elif cmd == "wit":
+        tables, src, f, how = sys.argv[2:6]
+        lines = open(src).read().splitlines()
+        cols = []
+        for text in sys.argv[6:]:
+            ln = next((i + 1 for i, l in enumerate(lines) if text in l and not l.lstrip().startswith("//")), None)
+            if ln is None:
+                fail("no line of %s contains %r" % (src, text))
+            got = {s["colour"] for s in json.load(open(tables))["stores"] if s["function"] == f and s["line"] == ln}
+            if len(got) != 1:
+                fail("%s: the writes of %s at line %d have colours %s (one expected)" % (tables, f, ln, sorted(got)))
+            cols.append(got.pop())
+        if how == "same" and len(set(cols)) != 1:
+            fail("colours %s of %s are not all equal" % (cols, sys.argv[6:]))
+        if how == "distinct" and len(set(cols)) != len(cols):
+            fail("colours %s of %s are not pairwise distinct" % (cols, sys.argv[6:]))
+        print("wit colours of %s: %s" % (sys.argv[6:], cols))
+    elif cmd == "wit-same":
+        a, b = (json.load(open(p)) for p in sys.argv[2:4])
+        for k in ("colours", "heap_colours", "objects", "stores"):
+            if a[k] != b[k]:
+                fail("%s differs between %s and %s" % (k, sys.argv[2], sys.argv[3]))
+        print("same WIT tables: %d colours" % a["colours"])
     else:
         fail("unknown check " + cmd)
 

@@ -221,6 +221,11 @@ impl Answer {
         })
     }
 
+    /// The layout of abstract object `i` of the analysed state (None: field-insensitive).
+    pub fn layout(&self, i: u32) -> Option<LayoutId> {
+        self.layouts.get(i as usize).copied().flatten()
+    }
+
     /// Some set names the `unknown` object: the queries it concerns answer "may" (every
     /// query, if the call may write through it).
     pub fn unknown(&self) -> bool {

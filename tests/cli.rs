@@ -228,7 +228,9 @@ fn wit_tables_and_errors() {
     assert_eq!(colours.len() as u64, v["colours"].as_u64().unwrap());
     for s in v["stores"].as_array().unwrap() {
         assert!(colours.contains(&s["colour"].as_u64().unwrap()), "{s}");
-        assert!(s["file"].as_str().unwrap().ends_with("buffers.c"), "{s}");
+        // Without debug information (clang's argument spills), no position.
+        let f = s["file"].as_str().unwrap();
+        assert!(f.ends_with("buffers.c") || (f.is_empty() && s["line"] == 0), "{s}");
     }
     assert_clean_error(&pspa(&["wit", "--snapshot", "/nonexistent/s.json"]), &["/nonexistent/s.json"]);
     assert_clean_error(&pspa(&["wit", &fixture("nonexistent.c")]), &["nonexistent.c"]);

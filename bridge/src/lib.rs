@@ -113,6 +113,17 @@ pub mod ffi {
         answer_bytes_max: u64,
     }
 
+    /// What `engine_wit` computed.
+    #[derive(Default)]
+    struct WitReport {
+        ok: bool,
+        colours: u64,
+        heap_colours: u64,
+        writes: u64,
+        unknown_writes: u64,
+        message: String,
+    }
+
     extern "Rust" {
         type Engine;
         /// An engine over KLEE's module (`llvm::Module*`). spa: whole-program analysis once;
@@ -154,6 +165,18 @@ pub mod ffi {
         /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses
         /// go through the call's arguments.
         fn engine_body_modelled(e: &Engine, function: usize) -> bool;
+
+        /// Write Integrity Testing colours (`pspa::wit`) at a call of `function` in `state`:
+        /// from the state (PSPA), or whole-program (SPA engine). Writes the `pspa.wit/1`
+        /// JSON to `json` and the CSV tables to `csv` (when not empty).
+        type WitHandle;
+        fn engine_wit(e: &mut Engine, state: &StateView, function: usize, json: &str, csv: &str, report: &mut WitReport) -> Box<WitHandle>;
+        /// The colours of the fields of `o` overlapped by bytes [offset, offset + len)
+        /// (all its fields when !offset_known); empty when the object has no colour.
+        fn wit_object(e: &Engine, w: &WitHandle, o: &LiveObjectFfi, offset: u64, len: u64, offset_known: bool, out: &mut Vec<u32>);
+        /// The colour of the write made by instruction `inst` (`llvm::Instruction*`); 0
+        /// when it is not a coloured write.
+        fn wit_write(w: &WitHandle, inst: usize) -> u32;
     }
 
     unsafe extern "C++" {
@@ -315,6 +338,21 @@ fn engine_analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump:
     Box::new(CallAnswer(answer))
 }
 
+/// Global name -> KLEE object, read at the first call (every state shares them).
+fn state_globals<'a>(cache: &'a mut Option<FxHashMap<String, StateObjId>>, state: &ffi::StateView, session: &Session) -> &'a FxHashMap<String, StateObjId> {
+    cache.get_or_insert_with(|| {
+        state
+            .globals()
+            .iter()
+            .filter_map(|g| {
+                let o = *session.prog.site_objects.get(&g.site)?;
+                let name = pspa::site::global_name(&session.prog.objects[o as usize].label)?;
+                Some((name.to_string(), g.object))
+            })
+            .collect()
+    })
+}
+
 fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) -> anyhow::Result<(ffi::CallReport, Arc<Answer>)> {
     let Some(session) = e.session.as_mut() else { anyhow::bail!("no analysis: {}", e.error) };
     let Some(&f) = session.prog.site_functions.get(&function) else { anyhow::bail!("unknown function") };
@@ -338,18 +376,7 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
         };
         return Ok((rep, a));
     }
-    let globals = e.globals.get_or_insert_with(|| {
-        state
-            .globals()
-            .iter()
-            .filter_map(|g| {
-                let o = *session.prog.site_objects.get(&g.site)?;
-                let name = pspa::site::global_name(&session.prog.objects[o as usize].label)?;
-                Some((name.to_string(), g.object))
-            })
-            .collect()
-    });
-    let globals = &*globals;
+    let globals = state_globals(&mut e.globals, state, session);
     // A dumped call: the whole projection is read, written before the analysis (so that a
     // call that fails can be replayed too), and the analysis reads it instead of KLEE's
     // state (each object is read from KLEE once). A state that could not be read
@@ -487,6 +514,91 @@ fn engine_body_modelled(e: &Engine, function: usize) -> bool {
         let f = &s.prog.functions[f as usize];
         f.defined && f.model.is_some()
     })
+}
+
+/// WIT colours and the answer whose `node_of` maps live objects to their locations.
+pub struct WitHandle(Option<(Answer, pspa::wit::WitColours)>);
+
+fn engine_wit(e: &mut Engine, state: &ffi::StateView, function: usize, json: &str, csv: &str, report: &mut ffi::WitReport) -> Box<WitHandle> {
+    let r = catch_unwind(AssertUnwindSafe(|| wit(e, state, function, json, csv)));
+    let (rep, h) = match r {
+        Ok(Ok((rep, h))) => (rep, Some(h)),
+        Ok(Err(err)) => (ffi::WitReport { message: format!("{:#}", err), ..Default::default() }, None),
+        Err(p) => (ffi::WitReport { message: format!("internal error (panic): {}", panic_message(&*p)), ..Default::default() }, None),
+    };
+    *report = rep;
+    Box::new(WitHandle(h))
+}
+
+fn wit(e: &mut Engine, state: &ffi::StateView, function: usize, json: &str, csv: &str) -> anyhow::Result<(ffi::WitReport, (Answer, pspa::wit::WitColours))> {
+    let spa = e.spa;
+    let spa_answers = &e.spa_answers;
+    let Some(session) = e.session.as_mut() else { anyhow::bail!("no analysis: {}", e.error) };
+    let Some(&f) = session.prog.site_functions.get(&function) else { anyhow::bail!("unknown function") };
+    let (answer, colours) = if spa {
+        let a = pspa::analysis::analyze(&session.prog);
+        let sets = Answer::whole_program_points_to(&a);
+        let c = pspa::wit::colours(&session.prog, pspa::wit::Objects::Whole, &sets);
+        ((*spa_answers[f as usize]).clone(), c)
+    } else {
+        let globals = state_globals(&mut e.globals, state, session);
+        let st = KleeState::new(state, session, f, globals);
+        let g = MemoryGraph::project(&st, session.roots());
+        st.check()?;
+        let g = g?;
+        // A fresh analysis with its points-to sets (a cached summary may lack them).
+        let (reuse, points_to) = (session.reuse, session.points_to);
+        session.reuse = false;
+        session.points_to = true;
+        let r = session.analyze_graph(&g, None, false);
+        session.reuse = reuse;
+        session.points_to = points_to;
+        let (abs, result, _) = r?;
+        let c = pspa::wit::colours(&session.prog, pspa::wit::Objects::State(&abs), &result.points_to);
+        (Answer::new(&abs, result), c)
+    };
+    let t = &colours.tables;
+    if !json.is_empty() {
+        std::fs::write(json, serde_json::to_string_pretty(t)? + "\n")?;
+    }
+    if !csv.is_empty() {
+        std::fs::write(csv, t.csv())?;
+    }
+    let rep = ffi::WitReport {
+        ok: true,
+        colours: t.colours as u64,
+        heap_colours: t.heap_colours as u64,
+        writes: t.stores.len() as u64,
+        unknown_writes: t.unknown_writes as u64,
+        message: String::new(),
+    };
+    Ok((rep, (answer, colours)))
+}
+
+fn wit_object(e: &Engine, w: &WitHandle, o: &ffi::LiveObjectFfi, offset: u64, len: u64, offset_known: bool, out: &mut Vec<u32>) {
+    let (Some((answer, colours)), Some(s), Some(lo)) = (w.0.as_ref(), e.session.as_ref(), live(e, o)) else { return };
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let prog = &s.prog;
+        let (obj, layout) = match answer.node_of(prog, &lo) {
+            Node::Unique(i) => (pspa::local::ResLoc::Abs { obj: i, field: None }, answer.layout(i)),
+            Node::Static(st) => (pspa::local::ResLoc::Static { obj: st, field: None }, prog.objects[st as usize].layout),
+            _ => return Vec::new(),
+        };
+        let Some(all) = colours.object(&obj, layout.map(|l| prog.layouts[l as usize].abs_size())) else { return Vec::new() };
+        match (layout, offset_known) {
+            (Some(l), true) if all.len() > 1 => {
+                prog.layouts[l as usize].fields_in(offset as i64, len.max(1)).into_iter().filter_map(|f| all.get(f as usize).copied()).collect()
+            }
+            _ => all,
+        }
+    }));
+    if let Ok(v) = r {
+        out.extend(v);
+    }
+}
+
+fn wit_write(w: &WitHandle, inst: usize) -> u32 {
+    w.0.as_ref().and_then(|(_, c)| c.write(inst)).unwrap_or(0)
 }
 
 fn answer_heap_bytes(a: &CallAnswer) -> usize {

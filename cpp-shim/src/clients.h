@@ -7,6 +7,8 @@
 #include "klee/Core/Plugin.h"
 #include "klee/Expr/Expr.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -91,6 +93,52 @@ private:
   /// Beyond the run.stats columns (resolve.cpp's statistics).
   std::uint64_t pruned = 0, throughArguments = 0, noSnapshot = 0, validationQueries = 0;
   bool warnedMismatch = false;
+};
+
+/// Write Integrity Testing (paper 6.3, `--pspa-wit`): wit.cpp. Computes the colours once
+/// per run, at the WIT point (the first call of --pspa-wit-at=F, or the first call after
+/// the first read of symbolic input), writes wit.json / wit.csv, counts colour
+/// transitions between consecutive heap allocations, and with --pspa-wit-check checks
+/// every write against its colour.
+class WitClient {
+public:
+  static bool enabled();
+  explicit WitClient(Host &host) : host(host) {}
+  /// Before a call of `f` (with a body) in `state`: whether the colours are to be computed
+  /// here (then call `compute` with a view of the state).
+  bool atPoint(const klee::ExecutionState &state, llvm::Function *f) const;
+  void compute(pspa::Engine &engine, const pspa::StateView &view, klee::ExecutionState &state, llvm::Function *f);
+  void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo);
+  void onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                      klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
+  void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
+  void stateTerminated(klee::ExecutionState &state);
+  /// `KLEE: done: wit ...` lines.
+  void report();
+
+private:
+  struct PathCount {
+    /// The colour of the last heap field allocated on the path (0: none yet).
+    std::uint32_t last = 0;
+    std::uint64_t transitions = 0, fields = 0;
+    /// The depth of the WIT function's frame on this path (0: not inside it).
+    std::size_t witDepth = 0;
+  };
+  /// The colours of bytes [off, off + bytes) of `mo` (all its fields if !known).
+  std::vector<std::uint32_t> colours(const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes,
+                                     bool known) const;
+  void count(PathCount &p, const klee::MemoryObject *mo) const;
+
+  Host &host;
+  std::unique_ptr<rust::Box<pspa::WitHandle>> handle;
+  bool inputSeen = false, failed = false;
+  std::uint64_t firstNew = 0;
+  std::unordered_map<const klee::ExecutionState *, PathCount> paths;
+  std::uint64_t transitions = 0, pathsEnded = 0;
+  std::uint64_t checked = 0, violations = 0, uncoloured = 0;
+  unsigned warned = 0;
+  pspa::WitReport result;
+  std::unique_ptr<llvm::raw_fd_ostream> csv;
 };
 
 } // namespace pspa_plugin

@@ -333,6 +333,7 @@ public:
   }
   std::unique_ptr<klee::TimingSolver> solver;
   std::unique_ptr<pspa_plugin::ResolveClient> resolve;
+  std::unique_ptr<pspa_plugin::WitClient> wit;
   klee::Executor *executor = nullptr;
   Module *module = nullptr;
   rust::Box<pspa::Engine> *engine = nullptr;
@@ -386,7 +387,8 @@ public:
       PspaCheck = true;
     if (envOn("KLEE_PLUGIN_PSPA_RESOLVE"))
       pspa_plugin::ResolveClient::enable();
-    active = PspaAnalyzeAll || !chosen.empty() || pspa_plugin::ResolveClient::enabled();
+    active = PspaAnalyzeAll || !chosen.empty() || pspa_plugin::ResolveClient::enabled() ||
+             pspa_plugin::WitClient::enabled();
     if (!active)
       return;
     for (auto &f : chosen)
@@ -412,6 +414,8 @@ public:
     }
     if (active && pspa_plugin::ResolveClient::enabled())
       resolve = std::make_unique<pspa_plugin::ResolveClient>(*this);
+    if (active && pspa_plugin::WitClient::enabled())
+      wit = std::make_unique<pspa_plugin::WitClient>(*this);
     if (active && !PspaDumpSnapshots.empty()) {
       sys::fs::create_directories(PspaDumpSnapshots);
       if (!pspa::engine_write_module(**engine, rust::String::lossy(PspaDumpSnapshots + "/final.bc")))
@@ -429,6 +433,10 @@ public:
         ++check.externalCalls;
     }
     bool body = active && f && !f->isDeclaration() && !f->isIntrinsic();
+    if (wit && body && wit->atPoint(state, f)) {
+      KleeStateView view(*this, state, f, arguments);
+      wit->compute(**engine, view, state, f);
+    }
     bool wanted = body && (PspaAnalyzeAll || chosen.count(f->getName().str()));
     pspa_plugin::Answer answer;
     std::uint64_t firstNew = 0;
@@ -547,8 +555,15 @@ public:
     return &v;
   }
 
+  void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) override {
+    if (wit)
+      wit->afterAlloc(state, mo);
+  }
+
   void onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) override {
+    if (wit)
+      wit->onMemoryAccess(state, ki, mo, offset, bytes, isWrite);
     if (!active || !PspaCheck)
       return;
     std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
@@ -599,12 +614,16 @@ public:
       checking[&child] = it->second;
     if (resolve)
       resolve->stateBranched(parent, child);
+    if (wit)
+      wit->stateBranched(parent, child);
   }
 
   void stateTerminated(klee::ExecutionState &state) override {
     checking.erase(&state);
     if (resolve)
       resolve->stateTerminated(state);
+    if (wit)
+      wit->stateTerminated(state);
   }
 
   bool resolutionFilter(klee::ExecutionState &state, klee::KInstruction *ki, klee::ref<klee::Expr> address,
@@ -863,6 +882,8 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
   }
   if (resolve)
     resolve->report();
+  if (wit)
+    wit->report();
   if (PspaStats)
     llvm::errs() << "KLEE: done: pspa answers: " << s.answers << ", heap bytes mean = "
                  << (s.answers ? s.answer_bytes / s.answers : 0) << ", max = " << s.answer_bytes_max << "\n";
