@@ -72,12 +72,20 @@ struct Colouring<'a> {
     by_object: FxHashMap<ResLoc, Vec<usize>>,
 }
 
+/// Field `field` of `l`'s object (a made object has no fields: itself).
+fn at_field(l: &ResLoc, field: Option<u32>) -> ResLoc {
+    match l {
+        ResLoc::Abs { obj, .. } => ResLoc::Abs { obj: *obj, field },
+        ResLoc::Static { obj, .. } => ResLoc::Static { obj: *obj, field },
+        ResLoc::Made(_) => l.clone(),
+    }
+}
+
 /// A location's object: the location with no field.
 fn object_of(l: &ResLoc) -> ResLoc {
     match l {
-        ResLoc::Abs { obj, .. } => ResLoc::Abs { obj: *obj, field: None },
-        ResLoc::Static { obj, .. } => ResLoc::Static { obj: *obj, field: None },
         ResLoc::Made(s) => ResLoc::Made(crate::site::split_location(s).map_or(s.as_str(), |(o, _)| o).to_string()),
+        l => at_field(l, None),
     }
 }
 
@@ -99,11 +107,7 @@ impl<'a> Colouring<'a> {
         match layout {
             Some(l) => {
                 for f in 0..self.prog.layouts[l as usize].abs_size() {
-                    self.add(match obj {
-                        ResLoc::Abs { obj, .. } => ResLoc::Abs { obj, field: Some(f) },
-                        ResLoc::Static { obj, .. } => ResLoc::Static { obj, field: Some(f) },
-                        ResLoc::Made(_) => unreachable!("made objects have no layout"),
-                    });
+                    self.add(at_field(&obj, Some(f)));
                 }
             }
             None => {
@@ -173,13 +177,7 @@ impl<'a> Colouring<'a> {
                 let fields = layout.fields_in(fi.offset as i64, size);
                 fields
                     .into_iter()
-                    .map(|f| {
-                        self.add(match l {
-                            ResLoc::Abs { obj, .. } => ResLoc::Abs { obj: *obj, field: Some(f) },
-                            ResLoc::Static { obj, .. } => ResLoc::Static { obj: *obj, field: Some(f) },
-                            ResLoc::Made(_) => unreachable!(),
-                        })
-                    })
+                    .map(|f| self.add(at_field(l, Some(f))))
                     .collect()
             }
             _ => whole(self),
@@ -203,14 +201,7 @@ impl WitColours {
     /// coloured (not in the analysed state, a function).
     pub fn object(&self, obj: &ResLoc, fields: Option<u32>) -> Option<Vec<u32>> {
         let whole = self.by_loc.get(obj).copied();
-        let at = |f: u32| -> Option<u32> {
-            let l = match obj {
-                ResLoc::Abs { obj, .. } => ResLoc::Abs { obj: *obj, field: Some(f) },
-                ResLoc::Static { obj, .. } => ResLoc::Static { obj: *obj, field: Some(f) },
-                ResLoc::Made(_) => return whole,
-            };
-            self.by_loc.get(&l).copied().or(whole)
-        };
+        let at = |f: u32| self.by_loc.get(&at_field(obj, Some(f))).copied().or(whole);
         match fields {
             Some(n) if n > 0 => (0..n).map(at).collect(),
             _ => whole.map(|c| vec![c]),
@@ -263,9 +254,11 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
         for w in &f.writes {
             let Some(set) = sets.get(w.ptr) else { continue };
             let mut first = None;
+            if set.iter().any(|l| matches!(l, ResLoc::Abs { obj, .. } if Some(*obj) == unknown_obj)) {
+                unknown_writes += 1;
+            }
             for l in set {
                 if matches!(l, ResLoc::Abs { obj, .. } if Some(*obj) == unknown_obj) {
-                    unknown_writes += 1;
                     continue;
                 }
                 for i in c.written(l, w.size) {

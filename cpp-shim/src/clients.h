@@ -103,7 +103,7 @@ private:
 class WitClient {
 public:
   static bool enabled();
-  explicit WitClient(Host &host) : host(host) {}
+  explicit WitClient(Host &host);
   /// Before a call of `f` (with a body) in `state`: whether the colours are to be computed
   /// here (then call `compute` with a view of the state).
   bool atPoint(const klee::ExecutionState &state, llvm::Function *f) const;
@@ -131,6 +131,8 @@ private:
 
   Host &host;
   std::unique_ptr<rust::Box<pspa::WitHandle>> handle;
+  /// --pspa-wit-at=input (read once: the access hook runs at every load and store).
+  const bool atInput;
   bool inputSeen = false, failed = false;
   std::uint64_t firstNew = 0;
   std::unordered_map<const klee::ExecutionState *, PathCount> paths;

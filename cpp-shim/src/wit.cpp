@@ -50,10 +50,12 @@ namespace pspa_plugin {
 
 bool WitClient::enabled() { return PspaWit || PspaWitCheck; }
 
+WitClient::WitClient(Host &host) : host(host), atInput(PspaWitAt == "input") {}
+
 bool WitClient::atPoint(const klee::ExecutionState &, Function *f) const {
   if (handle || failed)
     return false;
-  if (PspaWitAt == "input")
+  if (atInput)
     return inputSeen;
   return f->getName() == PspaWitAt;
 }
@@ -118,7 +120,7 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
                                klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
   if (!handle) {
     // The automatic WIT point: the first load of bytes that are not all concrete.
-    if (!isWrite && !inputSeen && PspaWitAt == "input" && !failed) {
+    if (!isWrite && !inputSeen && atInput && !failed) {
       const klee::ObjectState *os = state.addressSpace.findObject(mo);
       auto *ce = dyn_cast<klee::ConstantExpr>(offset);
       if (os && ce && !isa<klee::ConstantExpr>(os->read(ce->getZExtValue(), bytes * 8)))
