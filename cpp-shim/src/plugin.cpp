@@ -387,6 +387,8 @@ public:
       PspaCheck = true;
     if (envOn("KLEE_PLUGIN_PSPA_RESOLVE"))
       pspa_plugin::ResolveClient::enable();
+    if (envOn("KLEE_PLUGIN_PSPA_WIT"))
+      pspa_plugin::WitClient::enable();
     active = PspaAnalyzeAll || !chosen.empty() || pspa_plugin::ResolveClient::enabled() ||
              pspa_plugin::WitClient::enabled();
     if (!active)

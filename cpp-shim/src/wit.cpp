@@ -50,6 +50,11 @@ namespace pspa_plugin {
 
 bool WitClient::enabled() { return PspaWit || PspaWitCheck; }
 
+void WitClient::enable() {
+  PspaWit = true;
+  PspaWitCheck = true;
+}
+
 WitClient::WitClient(Host &host) : host(host), atInput(PspaWitAt == "input") {}
 
 bool WitClient::atPoint(const klee::ExecutionState &, Function *f) const {
