@@ -39,15 +39,22 @@ fn state(n: usize, function: &str, id_base: u64) -> LoadedSnapshot {
     let ptrs: Vec<Value> = heads
         .iter()
         .enumerate()
-        .filter_map(|(b, h)| h.map(|h| json!({"offset": 8 * b, "targets": [{"object": id(h), "offset": 0}]})))
+        .filter_map(|(b, h)| {
+            h.map(|h| json!({"offset": 8 * b, "targets": [{"object": id(h), "offset": 0}]}))
+        })
         .collect();
-    objs.push(json!({"id": id(1), "site": "heap:table_alloc:13", "size": 16, "type": "struct.table_t",
-        "pointers": [{"offset": 8, "targets": [{"object": id(2), "offset": 0}]}]}));
+    objs.push(
+        json!({"id": id(1), "site": "heap:table_alloc:13", "size": 16, "type": "struct.table_t",
+        "pointers": [{"offset": 8, "targets": [{"object": id(2), "offset": 0}]}]}),
+    );
     objs.push(json!({"id": id(2), "site": "heap:table_alloc:14", "size": 160, "type": "%struct.elem_t*", "pointers": ptrs}));
     for (i, g) in [".str", ".str.1", ".str.2"].iter().enumerate() {
         objs.push(json!({"id": id(5 + i as u64), "site": format!("global:{g}"), "size": 4, "type": null, "pointers": []}));
     }
-    let mut args = vec![json!({"targets": [{"object": id(1), "offset": 0}]}), json!({"value": "int"})];
+    let mut args = vec![
+        json!({"targets": [{"object": id(1), "offset": 0}]}),
+        json!({"value": "int"}),
+    ];
     if function == "table_insert" {
         args.push(json!({"targets": [{"object": id(7), "offset": 0}]}));
     }
@@ -59,7 +66,10 @@ fn state(n: usize, function: &str, id_base: u64) -> LoadedSnapshot {
 
 fn bench(c: &mut Criterion) {
     let seq: Vec<LoadedSnapshot> = (1..=30)
-        .flat_map(|n| std::iter::once(state(n, "table_insert", 0)).chain((0..10).map(move |k| state(n, "table_lookup", k * 1_000_000))))
+        .flat_map(|n| {
+            std::iter::once(state(n, "table_insert", 0))
+                .chain((0..10).map(move |k| state(n, "table_lookup", k * 1_000_000)))
+        })
         .collect();
     let mut g = c.benchmark_group("sequence (30 inserts, 300 lookups)");
     g.sample_size(10);
@@ -80,28 +90,51 @@ fn bench(c: &mut Criterion) {
         s.analyze_snapshot(st).unwrap();
     }
     let r = s.reuse_stats();
-    eprintln!("sequence: {} invocations, {} analyses, reuse ratio {:.3}", r.invocations, r.analyses, r.reuse_ratio);
+    eprintln!(
+        "sequence: {} invocations, {} analyses, reuse ratio {:.3}",
+        r.invocations, r.analyses, r.reuse_ratio
+    );
 
     let mut g = c.benchmark_group("hit");
     for n in [10usize, 100, 200] {
         let mut s = Session::open(&fig1(), &Default::default()).unwrap();
         s.analyze_snapshot(&state(n, "table_lookup", 0)).unwrap();
         let again = state(n, "table_lookup", 7_000_000);
-        g.bench_with_input(BenchmarkId::new("whole invocation", 2 * n + 5), &again, |b, st| {
-            b.iter(|| assert!(s.analyze_snapshot(st).unwrap().stats.reused))
-        });
+        g.bench_with_input(
+            BenchmarkId::new("whole invocation", 2 * n + 5),
+            &again,
+            |b, st| b.iter(|| assert!(s.analyze_snapshot(st).unwrap().stats.reused)),
+        );
         let graph = MemoryGraph::project(&again, s.roots()).unwrap();
-        let layouts = |name: &str| s.prog.layouts.iter().position(|l| l.name == name.trim_start_matches('%')).map(|i| i as u32);
+        let layouts = |name: &str| {
+            s.prog
+                .layouts
+                .iter()
+                .position(|l| l.name == name.trim_start_matches('%'))
+                .map(|i| i as u32)
+        };
         let (abs, _) = AbstractState::abstract_graph(&s.prog, &graph, &layouts).unwrap();
-        g.bench_with_input(BenchmarkId::new("isomorphism check only", 2 * n + 5), &abs, |b, abs| {
-            b.iter(|| {
-                let canon = s.cache.canonicalize(abs);
-                assert!(s.cache.lookup(abs, &canon, false).is_some());
-            })
-        });
-        g.bench_with_input(BenchmarkId::new("fresh analysis", 2 * n + 5), &abs, |b, abs| {
-            b.iter(|| std::hint::black_box(pspa::local::analyze_call(&s.prog, abs, None).result(abs, false)))
-        });
+        g.bench_with_input(
+            BenchmarkId::new("isomorphism check only", 2 * n + 5),
+            &abs,
+            |b, abs| {
+                b.iter(|| {
+                    let canon = s.cache.canonicalize(abs);
+                    assert!(s.cache.lookup(abs, &canon, false).is_some());
+                })
+            },
+        );
+        g.bench_with_input(
+            BenchmarkId::new("fresh analysis", 2 * n + 5),
+            &abs,
+            |b, abs| {
+                b.iter(|| {
+                    std::hint::black_box(
+                        pspa::local::analyze_call(&s.prog, abs, None).result(abs, false),
+                    )
+                })
+            },
+        );
     }
     g.finish();
 }

@@ -18,7 +18,10 @@ fn bench(c: &mut Criterion) {
     let bcs: Vec<_> = inputs
         .iter()
         .map(|src| {
-            let bc = dir.path().join(src.file_name().unwrap()).with_extension("bc");
+            let bc = dir
+                .path()
+                .join(src.file_name().unwrap())
+                .with_extension("bc");
             frontend::compile_c(src, &bc).unwrap();
             bc
         })
@@ -32,7 +35,10 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
-    let progs: Vec<Program> = bcs.iter().map(|bc| Program::from_file(bc, &Default::default()).unwrap()).collect();
+    let progs: Vec<Program> = bcs
+        .iter()
+        .map(|bc| Program::from_file(bc, &Default::default()).unwrap())
+        .collect();
     c.bench_function("solve fixtures (solve + modref only)", |b| {
         b.iter(|| {
             for p in &progs {

@@ -108,8 +108,14 @@ impl AbstractState {
         if !prog.functions[function as usize].defined {
             bail!("function `{}` has no body in the module", g.function);
         }
-        let mut st = AbsStats { projected_objects: g.objects.len(), ..Default::default() };
-        let mut a = AbstractState { function, ..Default::default() };
+        let mut st = AbsStats {
+            projected_objects: g.objects.len(),
+            ..Default::default()
+        };
+        let mut a = AbstractState {
+            function,
+            ..Default::default()
+        };
         let globals: FxHashSet<StateObjId> = g.globals.iter().map(|(_, id)| *id).collect();
         for (i, (o, _)) in g.objects.iter().enumerate() {
             let id = &o.id;
@@ -130,7 +136,10 @@ impl AbstractState {
                         layout = prog.objects[po as usize].layout;
                         Origin::Program(po)
                     }
-                    None => bail!("global `{}` is not in the module", crate::site::global_name(&o.site).unwrap_or(&o.site)),
+                    None => bail!(
+                        "global `{}` is not in the module",
+                        crate::site::global_name(&o.site).unwrap_or(&o.site)
+                    ),
                 }
             } else {
                 Origin::Unique(*id)
@@ -144,17 +153,40 @@ impl AbstractState {
             }
             let opaque = !g.fetched[i];
             st.opaque_objects += opaque as usize;
-            a.objects.push(AbsObject { origin, site: o.site.clone(), uid: Some(*id), kind, layout, opaque });
+            a.objects.push(AbsObject {
+                origin,
+                site: o.site.clone(),
+                uid: Some(*id),
+                kind,
+                layout,
+                opaque,
+            });
         }
         // Values that may point anywhere (see `Target::Unknown`) point to one object,
         // `unknown`, field-insensitive and pointing to itself: whatever is loaded through
         // it is unknown again, so every access the call makes through such a value lands
         // in its mod/ref as `unknown.*`, which clients read as "may touch anything".
-        let has_unknown = g.args.iter().flatten().flatten().chain(g.objects.iter().flat_map(|(_, sl)| sl.iter().flat_map(|s| &s.targets)))
+        let has_unknown = g
+            .args
+            .iter()
+            .flatten()
+            .flatten()
+            .chain(
+                g.objects
+                    .iter()
+                    .flat_map(|(_, sl)| sl.iter().flat_map(|s| &s.targets)),
+            )
             .any(|t| *t == Target::Unknown);
         let unknown = has_unknown.then(|| {
             let i = a.objects.len() as u32;
-            a.objects.push(AbsObject { origin: Origin::Unique(UNKNOWN_ID), site: UNKNOWN_SITE.to_string(), uid: None, kind: ObjKind::Heap, layout: None, opaque: false });
+            a.objects.push(AbsObject {
+                origin: Origin::Unique(UNKNOWN_ID),
+                site: UNKNOWN_SITE.to_string(),
+                uid: None,
+                kind: ObjKind::Heap,
+                layout: None,
+                opaque: false,
+            });
             AbsLoc::Field { obj: i, field: 0 }
         });
         let loc = |a: &AbstractState, t: &Target| -> Result<Option<AbsLoc>> {
@@ -167,7 +199,10 @@ impl AbstractState {
                 },
                 Target::Object { id, offset } => {
                     let obj = g.index[id];
-                    Some(AbsLoc::Field { obj, field: a.field_of(prog, obj, offset.unwrap_or(0)) })
+                    Some(AbsLoc::Field {
+                        obj,
+                        field: a.field_of(prog, obj, offset.unwrap_or(0)),
+                    })
                 }
             })
         };
@@ -186,7 +221,10 @@ impl AbstractState {
         for (obj, (_, slots)) in g.objects.iter().enumerate() {
             let obj = obj as u32;
             for s in slots {
-                let holder = AbsLoc::Field { obj, field: a.field_of(prog, obj, s.offset) };
+                let holder = AbsLoc::Field {
+                    obj,
+                    field: a.field_of(prog, obj, s.offset),
+                };
                 for t in &s.targets {
                     if let Some(l) = loc(&a, t)? {
                         edges.push((holder, l));
@@ -217,8 +255,12 @@ impl AbstractState {
     /// Merge an earlier skipped call's post-state (paper 6.2): its objects and edges join
     /// this state; an object field-insensitive in either becomes field-insensitive.
     pub fn merge(&mut self, post: &PostState) {
-        let mut index: FxHashMap<Origin, u32> =
-            self.objects.iter().enumerate().map(|(i, o)| (o.origin, i as u32)).collect();
+        let mut index: FxHashMap<Origin, u32> = self
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.origin, i as u32))
+            .collect();
         let mut map = Vec::with_capacity(post.objects.len());
         let mut collapse = Vec::new();
         for o in &post.objects {
@@ -237,10 +279,14 @@ impl AbstractState {
             map.push(i);
         }
         let tr = |l: AbsLoc| match l {
-            AbsLoc::Field { obj, field } => AbsLoc::Field { obj: map[obj as usize], field },
+            AbsLoc::Field { obj, field } => AbsLoc::Field {
+                obj: map[obj as usize],
+                field,
+            },
             f => f,
         };
-        self.edges.extend(post.edges.iter().map(|&(h, t)| (tr(h), tr(t))));
+        self.edges
+            .extend(post.edges.iter().map(|&(h, t)| (tr(h), tr(t))));
         self.edges.sort_unstable();
         self.edges.dedup();
         for i in collapse {

@@ -87,7 +87,9 @@ impl Serialize for Labelled<'_, '_> {
 /// Solve the whole program: every defined function is an entry (library code may be called
 /// from anywhere), starting from the global initialisers.
 pub fn analyze(prog: &Program) -> Analysis<'_> {
-    let entries: Vec<FuncId> = (0..prog.functions.len() as FuncId).filter(|&f| prog.functions[f as usize].defined).collect();
+    let entries: Vec<FuncId> = (0..prog.functions.len() as FuncId)
+        .filter(|&f| prog.functions[f as usize].defined)
+        .collect();
     analyze_from(Solver::new(prog), &entries)
 }
 
@@ -96,18 +98,37 @@ pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<
     let t = Instant::now();
     solver.solve(entries);
     log::debug!("solved; resident {} MB", resident_mb());
-    log::debug!("{} rounds, {} nodes, {} copy edges, work {}", solver.stats.rounds, solver.num_nodes(), solver.stats.copy_edges, solver.stats.work);
+    log::debug!(
+        "{} rounds, {} nodes, {} copy edges, work {}",
+        solver.stats.rounds,
+        solver.num_nodes(),
+        solver.stats.copy_edges,
+        solver.stats.work
+    );
     // An incomplete solve has no meaningful mod/ref: its caller gives up on it.
-    let modref = if solver.over_budget { ModRef::default() } else { modref::compute(&solver) };
+    let modref = if solver.over_budget {
+        ModRef::default()
+    } else {
+        modref::compute(&solver)
+    };
     log::debug!("mod/ref computed; resident {} MB", resident_mb());
-    Analysis { solver, modref, solve_ms: t.elapsed().as_secs_f64() * 1e3, index: Default::default() }
+    Analysis {
+        solver,
+        modref,
+        solve_ms: t.elapsed().as_secs_f64() * 1e3,
+        index: Default::default(),
+    }
 }
 
 /// Resident memory of this process (Linux), for the debug log; 0 elsewhere.
 pub fn resident_mb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
         .map(|kb| kb / 1024)
         .unwrap_or(0)
 }
@@ -121,12 +142,19 @@ impl<'p> Analysis<'p> {
     pub fn label(&self, loc: Node) -> String {
         let s = &self.solver;
         let o = s.obj_of(loc);
-        let field = if s.is_fi(o) { crate::site::Field::All } else { crate::site::Field::At(s.field_of(loc)) };
+        let field = if s.is_fi(o) {
+            crate::site::Field::All
+        } else {
+            crate::site::Field::At(s.field_of(loc))
+        };
         crate::site::location(&s.objs[o as usize].label, field)
     }
 
     pub fn labels(&self, set: &RoaringBitmap) -> Vec<String> {
-        self.label_refs(set).into_iter().map(str::to_string).collect()
+        self.label_refs(set)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     }
 
     /// The sorted, distinct labels of a set of locations, borrowed from the index.
@@ -135,7 +163,10 @@ impl<'p> Analysis<'p> {
         let mut ranks: Vec<u32> = set.iter().map(|l| ix.by_node[l as usize]).collect();
         ranks.sort_unstable();
         ranks.dedup();
-        ranks.into_iter().map(|r| ix.sorted[r as usize].as_str()).collect()
+        ranks
+            .into_iter()
+            .map(|r| ix.sorted[r as usize].as_str())
+            .collect()
     }
 
     fn build_index(&self) -> LabelIndex {
@@ -173,7 +204,11 @@ impl<'p> Analysis<'p> {
 
     /// The sorted labels of a set.
     pub fn set_labels(&self, of: SetOf) -> Vec<String> {
-        Labelled { a: self, of }.labels().into_iter().map(str::to_string).collect()
+        Labelled { a: self, of }
+            .labels()
+            .into_iter()
+            .map(str::to_string)
+            .collect()
     }
 
     /// Points-to of every source-level pointer variable (`F::v`, `::g`).
@@ -182,13 +217,22 @@ impl<'p> Analysis<'p> {
     }
 
     /// Points-to of the source-level pointer variables whose name `keep` accepts.
-    pub fn pointers_where<S>(&self, keep: impl Fn(&str) -> bool, mk: impl Fn(SetOf) -> S) -> BTreeMap<String, S> {
+    pub fn pointers_where<S>(
+        &self,
+        keep: impl Fn(&str) -> bool,
+        mk: impl Fn(SetOf) -> S,
+    ) -> BTreeMap<String, S> {
         let s = &self.solver;
         self.prog()
             .source_vars
             .iter()
             .filter(|v| keep(&v.name))
-            .map(|v| (v.name.clone(), mk(SetOf::PointsTo(s.objs[v.obj as usize].base))))
+            .map(|v| {
+                (
+                    v.name.clone(),
+                    mk(SetOf::PointsTo(s.objs[v.obj as usize].base)),
+                )
+            })
             .collect()
     }
 
@@ -226,7 +270,9 @@ impl<'p> Analysis<'p> {
         // Merged variables share one set: size it once.
         let mut by_rep: rustc_hash::FxHashMap<u32, u64> = Default::default();
         for v in 0..prog.num_vars {
-            let len = *by_rep.entry(s.find_ro(v)).or_insert_with(|| s.points_to_len(v));
+            let len = *by_rep
+                .entry(s.find_ro(v))
+                .or_insert_with(|| s.points_to_len(v));
             if len > 0 {
                 n += 1;
                 total += len;
@@ -273,16 +319,29 @@ impl<'p> Analysis<'p> {
             }
             functions.insert(
                 func.name.clone(),
-                FunctionSets { modset: mk(SetOf::Mod(f as FuncId)), refset: mk(SetOf::Ref(f as FuncId)) },
+                FunctionSets {
+                    modset: mk(SetOf::Mod(f as FuncId)),
+                    refset: mk(SetOf::Ref(f as FuncId)),
+                },
             );
         }
         // With a function filter, label only what is reported: labelling every set of a
         // large program costs gigabytes of strings.
         let (pointers, memory) = if only.is_empty() {
-            (self.pointers_where(|_| true, &mk), if memory { self.memory_with(&mk) } else { BTreeMap::new() })
+            (
+                self.pointers_where(|_| true, &mk),
+                if memory {
+                    self.memory_with(&mk)
+                } else {
+                    BTreeMap::new()
+                },
+            )
         } else {
             let prefixes: Vec<String> = only.iter().map(|f| format!("{}::", f)).collect();
-            (self.pointers_where(|k| prefixes.iter().any(|p| k.starts_with(p)), &mk), BTreeMap::new())
+            (
+                self.pointers_where(|k| prefixes.iter().any(|p| k.starts_with(p)), &mk),
+                BTreeMap::new(),
+            )
         };
         Report {
             schema: "pspa.analysis/1",

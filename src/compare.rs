@@ -68,11 +68,17 @@ impl Doc {
     }
 
     pub fn load(path: &Path) -> anyhow::Result<Doc> {
-        let f = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("{}: cannot open: {}", path.display(), e))?;
-        let d: Doc = serde_json::from_reader(std::io::BufReader::new(f))
-            .map_err(|e| anyhow::anyhow!("{}: not a pspa.analysis/1 document: {}", path.display(), e))?;
+        let f = std::fs::File::open(path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot open: {}", path.display(), e))?;
+        let d: Doc = serde_json::from_reader(std::io::BufReader::new(f)).map_err(|e| {
+            anyhow::anyhow!("{}: not a pspa.analysis/1 document: {}", path.display(), e)
+        })?;
         if d.schema != "pspa.analysis/1" {
-            anyhow::bail!("{}: schema is `{}`, expected pspa.analysis/1", path.display(), d.schema);
+            anyhow::bail!(
+                "{}: schema is `{}`, expected pspa.analysis/1",
+                path.display(),
+                d.schema
+            );
         }
         Ok(d)
     }
@@ -96,7 +102,11 @@ struct Indexed<'a> {
 
 impl<'a> Indexed<'a> {
     fn new(set: &'a [Label], objects: bool) -> Indexed<'a> {
-        let mut ix = Indexed { exact: BTreeSet::new(), whole: BTreeSet::new(), any: BTreeSet::new() };
+        let mut ix = Indexed {
+            exact: BTreeSet::new(),
+            whole: BTreeSet::new(),
+            any: BTreeSet::new(),
+        };
         for l in set {
             let (o, f) = object(l);
             ix.any.insert(o);
@@ -155,9 +165,17 @@ pub struct Options {
     pub kind: Option<String>,
 }
 
-fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [Label])>, b: &BTreeMap<&'a String, &'a [Label]>, opts: &Options) -> KindDiff {
+fn diff<'a>(
+    a: impl Iterator<Item = (&'a String, &'a [Label])>,
+    b: &BTreeMap<&'a String, &'a [Label]>,
+    opts: &Options,
+) -> KindDiff {
     let objects = opts.objects;
-    let of_kind = |l: &&Label| opts.kind.as_deref().is_none_or(|k| crate::site::kind_name(l) == k);
+    let of_kind = |l: &&Label| {
+        opts.kind
+            .as_deref()
+            .is_none_or(|k| crate::site::kind_name(l) == k)
+    };
     let mut d = KindDiff::default();
     let a: BTreeMap<&String, &[Label]> = a.collect();
     d.keys_only_a = a.keys().filter(|k| !b.contains_key(*k)).count();
@@ -172,9 +190,18 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [Label])>, b: &BTreeMap<&'a
         let only_a: Vec<&Label> = va.iter().filter(|l| !ib.covers(l, objects)).collect();
         let only_b: Vec<&Label> = vb.iter().filter(|l| !ia.covers(l, objects)).collect();
         // In object mode, count objects rather than field facts.
-        let count = |v: &[&Label]| if objects { v.iter().map(|l| object(l).0).collect::<BTreeSet<_>>().len() } else { v.len() };
+        let count = |v: &[&Label]| {
+            if objects {
+                v.iter().map(|l| object(l).0).collect::<BTreeSet<_>>().len()
+            } else {
+                v.len()
+            }
+        };
         let (na, nb) = (count(&only_a), count(&only_b));
-        for (v, m) in [(&only_a, &mut d.only_a_by_kind), (&only_b, &mut d.only_b_by_kind)] {
+        for (v, m) in [
+            (&only_a, &mut d.only_a_by_kind),
+            (&only_b, &mut d.only_b_by_kind),
+        ] {
             for l in v.iter() {
                 *m.entry(crate::site::kind_name(l).to_string()).or_default() += 1;
             }
@@ -187,7 +214,15 @@ fn diff<'a>(a: impl Iterator<Item = (&'a String, &'a [Label])>, b: &BTreeMap<&'a
         for (v, w) in [(&only_a, &mut worst_a), (&only_b, &mut worst_b)] {
             let listed: Vec<&Label> = v.iter().copied().filter(of_kind).collect();
             if !listed.is_empty() {
-                w.push(((*k).clone(), listed.len(), listed.iter().take(4).map(|s| s.to_string()).collect::<Vec<_>>()));
+                w.push((
+                    (*k).clone(),
+                    listed.len(),
+                    listed
+                        .iter()
+                        .take(4)
+                        .map(|s| s.to_string())
+                        .collect::<Vec<_>>(),
+                ));
             }
         }
         sa += ia.len();
@@ -220,18 +255,41 @@ pub struct Comparison {
 impl Comparison {
     /// Whether every fact of B is covered by A (B ⊆ A): what `--require-subset` checks.
     pub fn b_subset_of_a(&self) -> bool {
-        self.pointers.facts_only_b == 0 && self.modset.facts_only_b == 0 && self.refset.facts_only_b == 0
+        self.pointers.facts_only_b == 0
+            && self.modset.facts_only_b == 0
+            && self.refset.facts_only_b == 0
     }
 }
 
 pub fn compare(a: &Doc, b: &Doc, opts: &Options) -> Comparison {
-    let ptr_b: BTreeMap<&String, &[Label]> = b.pointers.iter().map(|(k, v)| (k, v.as_slice())).collect();
-    let mod_b: BTreeMap<&String, &[Label]> = b.functions.iter().map(|(k, v)| (k, v.modset.as_slice())).collect();
-    let ref_b: BTreeMap<&String, &[Label]> = b.functions.iter().map(|(k, v)| (k, v.refset.as_slice())).collect();
+    let ptr_b: BTreeMap<&String, &[Label]> =
+        b.pointers.iter().map(|(k, v)| (k, v.as_slice())).collect();
+    let mod_b: BTreeMap<&String, &[Label]> = b
+        .functions
+        .iter()
+        .map(|(k, v)| (k, v.modset.as_slice()))
+        .collect();
+    let ref_b: BTreeMap<&String, &[Label]> = b
+        .functions
+        .iter()
+        .map(|(k, v)| (k, v.refset.as_slice()))
+        .collect();
     Comparison {
-        pointers: diff(a.pointers.iter().map(|(k, v)| (k, v.as_slice())), &ptr_b, opts),
-        modset: diff(a.functions.iter().map(|(k, v)| (k, v.modset.as_slice())), &mod_b, opts),
-        refset: diff(a.functions.iter().map(|(k, v)| (k, v.refset.as_slice())), &ref_b, opts),
+        pointers: diff(
+            a.pointers.iter().map(|(k, v)| (k, v.as_slice())),
+            &ptr_b,
+            opts,
+        ),
+        modset: diff(
+            a.functions.iter().map(|(k, v)| (k, v.modset.as_slice())),
+            &mod_b,
+            opts,
+        ),
+        refset: diff(
+            a.functions.iter().map(|(k, v)| (k, v.refset.as_slice())),
+            &ref_b,
+            opts,
+        ),
     }
 }
 
@@ -266,25 +324,70 @@ pub fn text(c: &Comparison, a: &str, b: &str) -> String {
     let _ = writeln!(
         o,
         "{:<9} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9} {:>9} {:>7} {:>7}",
-        "kind", "common", "only A", "only B", "equal", "facts A-B", "facts B-A", "avg A", "avg B", "max A", "max B"
+        "kind",
+        "common",
+        "only A",
+        "only B",
+        "equal",
+        "facts A-B",
+        "facts B-A",
+        "avg A",
+        "avg B",
+        "max A",
+        "max B"
     );
-    for (name, d) in [("pointers", &c.pointers), ("mod", &c.modset), ("ref", &c.refset)] {
+    for (name, d) in [
+        ("pointers", &c.pointers),
+        ("mod", &c.modset),
+        ("ref", &c.refset),
+    ] {
         let _ = writeln!(
             o,
             "{:<9} {:>7} {:>7} {:>7} {:>7} {:>10} {:>10} {:>9.2} {:>9.2} {:>7} {:>7}",
-            name, d.common, d.keys_only_a, d.keys_only_b, d.equal, d.facts_only_a, d.facts_only_b, d.avg_a, d.avg_b, d.max_a, d.max_b
+            name,
+            d.common,
+            d.keys_only_a,
+            d.keys_only_b,
+            d.equal,
+            d.facts_only_a,
+            d.facts_only_b,
+            d.avg_a,
+            d.avg_b,
+            d.max_a,
+            d.max_b
         );
     }
-    for (name, d) in [("pointers", &c.pointers), ("mod", &c.modset), ("ref", &c.refset)] {
-        let kinds = |m: &BTreeMap<String, usize>| m.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
+    for (name, d) in [
+        ("pointers", &c.pointers),
+        ("mod", &c.modset),
+        ("ref", &c.refset),
+    ] {
+        let kinds = |m: &BTreeMap<String, usize>| {
+            m.iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         if !d.only_b_by_kind.is_empty() {
-            let _ = writeln!(o, "only in B, {name}, by kind of object: {}", kinds(&d.only_b_by_kind));
+            let _ = writeln!(
+                o,
+                "only in B, {name}, by kind of object: {}",
+                kinds(&d.only_b_by_kind)
+            );
         }
         if !d.only_a_by_kind.is_empty() {
-            let _ = writeln!(o, "only in A, {name}, by kind of object: {}", kinds(&d.only_a_by_kind));
+            let _ = writeln!(
+                o,
+                "only in A, {name}, by kind of object: {}",
+                kinds(&d.only_a_by_kind)
+            );
         }
     }
-    for (name, d) in [("pointers", &c.pointers), ("mod", &c.modset), ("ref", &c.refset)] {
+    for (name, d) in [
+        ("pointers", &c.pointers),
+        ("mod", &c.modset),
+        ("ref", &c.refset),
+    ] {
         for (k, n, ex) in &d.worst_b {
             let _ = writeln!(o, "only in B: {name} {k}: {n} (e.g. {})", ex.join(" "));
         }

@@ -64,7 +64,10 @@ impl Gep {
     /// An unknown offset anywhere in the object (pointer arithmetic through integers,
     /// `strchr`-like results): keeps only byte-granular arrays field-sensitive.
     pub fn unknown() -> Gep {
-        Gep { offset: 0, strides: vec![1] }
+        Gep {
+            offset: 0,
+            strides: vec![1],
+        }
     }
 }
 
@@ -82,7 +85,11 @@ pub enum Constraint {
     Gep { dst: VarId, src: VarId, gep: Gep },
     /// Contents of the objects of src flow to the objects of dst (memcpy, realloc, va_copy):
     /// `size` bytes from where they point, or whole objects when unknown.
-    MemCopy { dst: VarId, src: VarId, size: Option<u64> },
+    MemCopy {
+        dst: VarId,
+        src: VarId,
+        size: Option<u64>,
+    },
     /// The objects src points to escape into code we cannot see (unknown externals).
     Escape { src: VarId },
 }
@@ -91,8 +98,13 @@ impl Constraint {
     /// The variable the constraint defines, if any.
     pub fn dst(&self) -> Option<VarId> {
         match *self {
-            Constraint::AddrOf { dst, .. } | Constraint::Copy { dst, .. } | Constraint::Load { dst, .. } | Constraint::Gep { dst, .. } => Some(dst),
-            Constraint::Store { .. } | Constraint::MemCopy { .. } | Constraint::Escape { .. } => None,
+            Constraint::AddrOf { dst, .. }
+            | Constraint::Copy { dst, .. }
+            | Constraint::Load { dst, .. }
+            | Constraint::Gep { dst, .. } => Some(dst),
+            Constraint::Store { .. } | Constraint::MemCopy { .. } | Constraint::Escape { .. } => {
+                None
+            }
         }
     }
 }
@@ -250,7 +262,11 @@ impl Program {
         self.single_def.get_or_init(|| {
             let n = self.num_vars as usize;
             let mut defs = vec![0u8; n];
-            let all = self.functions.iter().flat_map(|f| f.constraints.iter()).chain(self.init_constraints.iter());
+            let all = self
+                .functions
+                .iter()
+                .flat_map(|f| f.constraints.iter())
+                .chain(self.init_constraints.iter());
             for v in all.filter_map(|c| c.dst()) {
                 if let Some(d) = defs.get_mut(v as usize) {
                     *d = d.saturating_add(1);
@@ -260,7 +276,13 @@ impl Program {
             let bound = self
                 .functions
                 .iter()
-                .flat_map(|f| f.formals.iter().flatten().chain(f.ret.iter()).chain(f.varargs.iter().map(|(_, v)| v)))
+                .flat_map(|f| {
+                    f.formals
+                        .iter()
+                        .flatten()
+                        .chain(f.ret.iter())
+                        .chain(f.varargs.iter().map(|(_, v)| v))
+                })
                 .chain(self.calls.iter().flat_map(|c| c.ret.iter()));
             for &v in bound {
                 if let Some(d) = defs.get_mut(v as usize) {
@@ -277,7 +299,10 @@ impl Program {
     }
 
     pub fn var_name(&self, v: VarId) -> &str {
-        self.var_names.get(v as usize).map(|s| s.as_str()).unwrap_or("<synthetic>")
+        self.var_names
+            .get(v as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("<synthetic>")
     }
 
     pub fn add_object(&mut self, obj: Object) -> ObjId {
@@ -309,9 +334,20 @@ impl Program {
     /// objects before asking.
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         match self.names().0.get(name) {
-            Some(&f) if self.functions.get(f as usize).is_some_and(|x| x.name == name) => Some(f),
+            Some(&f)
+                if self
+                    .functions
+                    .get(f as usize)
+                    .is_some_and(|x| x.name == name) =>
+            {
+                Some(f)
+            }
             // Functions pushed after the index was built.
-            _ => self.functions.iter().position(|f| f.name == name).map(|i| i as FuncId),
+            _ => self
+                .functions
+                .iter()
+                .position(|f| f.name == name)
+                .map(|i| i as FuncId),
         }
     }
 
@@ -321,7 +357,12 @@ impl Program {
 
     /// Number of constraints of all functions (for statistics).
     pub fn num_constraints(&self) -> usize {
-        self.functions.iter().map(|f| f.constraints.len()).sum::<usize>() + self.calls.len() + self.init.len()
+        self.functions
+            .iter()
+            .map(|f| f.constraints.len())
+            .sum::<usize>()
+            + self.calls.len()
+            + self.init.len()
     }
 
     /// Give labels that collide a `#2`, `#3`, ... suffix in object order.

@@ -7,8 +7,8 @@
 
 use crate::facts::*;
 use crate::layout::{LType, Layout};
-use crate::site;
 use crate::models::{body_model, model_for, syscall_model, Model};
+use crate::site;
 use anyhow::{anyhow, bail, Context, Result};
 use llvm_sys::core::*;
 use llvm_sys::ir_reader::LLVMParseIRInContext;
@@ -67,12 +67,18 @@ impl Module {
     /// `module` must be a valid `llvm::Module*` outliving the returned value, of the same
     /// LLVM library this crate links (libLLVM-14.so).
     pub unsafe fn borrowed(module: LLVMModuleRef, path: PathBuf) -> Module {
-        Module { ctx: LLVMGetModuleContext(module), module, owned: false, path }
+        Module {
+            ctx: LLVMGetModuleContext(module),
+            module,
+            owned: false,
+            path,
+        }
     }
 
     /// Write the module as bitcode (so that snapshots of it can be replayed).
     pub fn write_bitcode(&self, path: &Path) -> Result<()> {
-        let c = CString::new(path.display().to_string()).map_err(|_| anyhow!("{}: bad path", path.display()))?;
+        let c = CString::new(path.display().to_string())
+            .map_err(|_| anyhow!("{}: bad path", path.display()))?;
         if unsafe { llvm_sys::bit_writer::LLVMWriteBitcodeToFile(self.module, c.as_ptr()) } != 0 {
             bail!("{}: cannot write bitcode", path.display());
         }
@@ -82,9 +88,13 @@ impl Module {
 
 /// Read a module from `.bc` / `.ll`, or compile a `.c` file with clang-14 first.
 pub fn load(path: &Path) -> Result<Module> {
-    let meta = std::fs::metadata(path).with_context(|| format!("{}: cannot read file", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("{}: cannot read file", path.display()))?;
     if meta.is_dir() {
-        bail!("{}: is a directory, expected a .bc, .ll or .c file", path.display());
+        bail!(
+            "{}: is a directory, expected a .bc, .ll or .c file",
+            path.display()
+        );
     }
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     if ext == "c" {
@@ -106,7 +116,15 @@ pub fn clang() -> String {
 pub fn compile_c(src: &Path, out: &Path) -> Result<()> {
     let cc = clang();
     let output = Command::new(&cc)
-        .args(["-g", "-O0", "-Xclang", "-disable-O0-optnone", "-fno-discard-value-names", "-emit-llvm", "-c"])
+        .args([
+            "-g",
+            "-O0",
+            "-Xclang",
+            "-disable-O0-optnone",
+            "-fno-discard-value-names",
+            "-emit-llvm",
+            "-c",
+        ])
         .arg(src)
         .arg("-o")
         .arg(out)
@@ -114,18 +132,28 @@ pub fn compile_c(src: &Path, out: &Path) -> Result<()> {
     let output = match output {
         Ok(o) => o,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            bail!("{}: cannot compile C: `{}` not found (install it: apt-get install clang-14)", src.display(), cc)
+            bail!(
+                "{}: cannot compile C: `{}` not found (install it: apt-get install clang-14)",
+                src.display(),
+                cc
+            )
         }
         Err(e) => bail!("{}: cannot run {}: {}", src.display(), cc, e),
     };
     if !output.status.success() {
-        bail!("{}: {} failed:\n{}", src.display(), cc, String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "{}: {} failed:\n{}",
+            src.display(),
+            cc,
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     Ok(())
 }
 
 fn parse(path: &Path) -> Result<Module> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read file", path.display()))?;
+    let bytes =
+        std::fs::read(path).with_context(|| format!("{}: cannot read file", path.display()))?;
     let is_bc = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
     if !is_bc && std::str::from_utf8(&bytes).is_err() {
         bail!("{}: not LLVM bitcode or textual IR", path.display());
@@ -134,16 +162,33 @@ fn parse(path: &Path) -> Result<Module> {
         let ctx = LLVMContextCreate();
         let name = CString::new(path.display().to_string()).unwrap_or_default();
         // LLVMParseIRInContext takes ownership of the buffer.
-        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr() as *const _, bytes.len(), name.as_ptr());
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+            bytes.as_ptr() as *const _,
+            bytes.len(),
+            name.as_ptr(),
+        );
         let mut module = std::ptr::null_mut();
         let mut msg = std::ptr::null_mut();
         if LLVMParseIRInContext(ctx, buf, &mut module, &mut msg) != 0 {
-            let err = if msg.is_null() { "unknown error".to_string() } else { take_message(msg) };
+            let err = if msg.is_null() {
+                "unknown error".to_string()
+            } else {
+                take_message(msg)
+            };
             LLVMContextDispose(ctx);
-            let what = if is_bc { "malformed bitcode" } else { "malformed LLVM IR" };
+            let what = if is_bc {
+                "malformed bitcode"
+            } else {
+                "malformed LLVM IR"
+            };
             bail!("{}: {}: {}", path.display(), what, err.trim());
         }
-        Ok(Module { ctx, module, owned: true, path: path.to_path_buf() })
+        Ok(Module {
+            ctx,
+            module,
+            owned: true,
+            path: path.to_path_buf(),
+        })
     }
 }
 
@@ -176,15 +221,21 @@ pub fn extract(m: &Module, opts: &FrontOptions) -> Result<Program> {
 /// Heap sites in the bodies of functions a model replaces (see `Program::wrapped_sites`),
 /// from their labels (`heap:FUNCTION:LINE`), before labels are disambiguated.
 fn wrapped_sites(prog: &Program) -> rustc_hash::FxHashSet<ObjId> {
-    let modelled: rustc_hash::FxHashSet<&str> =
-        prog.functions.iter().filter(|f| f.defined && f.model.is_some()).map(|f| f.name.as_str()).collect();
+    let modelled: rustc_hash::FxHashSet<&str> = prog
+        .functions
+        .iter()
+        .filter(|f| f.defined && f.model.is_some())
+        .map(|f| f.name.as_str())
+        .collect();
     if modelled.is_empty() {
         return Default::default();
     }
     (0..prog.objects.len() as ObjId)
         .filter(|&o| {
             let l = &prog.objects[o as usize].label;
-            l.strip_prefix("heap:").and_then(|r| r.rsplit_once(':')).is_some_and(|(f, _)| modelled.contains(f))
+            l.strip_prefix("heap:")
+                .and_then(|r| r.rsplit_once(':'))
+                .is_some_and(|(f, _)| modelled.contains(f))
         })
         .collect()
 }
@@ -247,7 +298,12 @@ impl<'m> Front<'m> {
         }
         let mut len = 0;
         let p = LLVMGetDebugLocFilename(i, &mut len);
-        let name = if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned() };
+        let name = if p.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
+                .into_owned()
+        };
         let file = match self.files.get(&name) {
             Some(&f) => f,
             None => {
@@ -257,12 +313,22 @@ impl<'m> Front<'m> {
                 f
             }
         };
-        SrcLoc { file, line, col: LLVMGetDebugLocColumn(i) }
+        SrcLoc {
+            file,
+            line,
+            col: LLVMGetDebugLocColumn(i),
+        }
     }
 
     unsafe fn write(&mut self, i: LLVMValueRef, ptr: VarId, size: Option<u64>, kind: WriteKind) {
         let loc = self.src_loc(i);
-        self.f().writes.push(Write { ptr, size, kind, loc, inst: i as usize });
+        self.f().writes.push(Write {
+            ptr,
+            size,
+            kind,
+            loc,
+            inst: i as usize,
+        });
     }
 
     fn push(&mut self, c: Constraint) {
@@ -287,13 +353,22 @@ impl<'m> Front<'m> {
             let defined = LLVMCountBasicBlocks(f) > 0;
             let model = if !defined {
                 Some(model_for(&name, &self.opts.allocators))
-            } else if !matches!(LLVMGetLinkage(f), LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage) {
+            } else if !matches!(
+                LLVMGetLinkage(f),
+                LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage
+            ) {
                 // A libc function the module defines (KLEE links uclibc): see BODY_REPLACED.
                 body_model(&name)
             } else {
                 None
             };
-            self.prog.functions.push(Function { name, defined, obj, model, ..Default::default() });
+            self.prog.functions.push(Function {
+                name,
+                defined,
+                obj,
+                model,
+                ..Default::default()
+            });
             self.funcs.insert(f, id);
             self.prog.site_objects.insert(f as usize, obj);
             self.prog.site_functions.insert(f as usize, id);
@@ -320,7 +395,10 @@ impl<'m> Front<'m> {
             self.globals.insert(g, obj);
             self.prog.site_objects.insert(g as usize, obj);
             if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
-                self.prog.source_vars.push(SourceVar { name: format!("::{}", name), obj });
+                self.prog.source_vars.push(SourceVar {
+                    name: format!("::{}", name),
+                    obj,
+                });
             }
             g = LLVMGetNextGlobal(g);
         }
@@ -398,7 +476,9 @@ impl<'m> Front<'m> {
         let mut leaves = Vec::new();
         leaf_types(t, 1, &mut leaves);
         let first = leaves.first()?.0;
-        if leaves.iter().any(|&(e, _)| e != first) || LLVMGetTypeKind(first) == LLVMTypeKind::LLVMStructTypeKind {
+        if leaves.iter().any(|&(e, _)| e != first)
+            || LLVMGetTypeKind(first) == LLVMTypeKind::LLVMStructTypeKind
+        {
             return None;
         }
         let count: u64 = leaves.iter().map(|&(_, n)| n).sum();
@@ -444,7 +524,11 @@ impl<'m> Front<'m> {
         }
         let x = self.prog.new_var();
         self.vars.insert(v, x);
-        let name = format!("{}:%{}", self.prog.functions[self.cur as usize].name, unsafe { value_name(v) });
+        let name = format!(
+            "{}:%{}",
+            self.prog.functions[self.cur as usize].name,
+            unsafe { value_name(v) }
+        );
         self.prog.var_names.resize(x as usize, String::new());
         self.prog.var_names.push(name);
         x
@@ -467,8 +551,10 @@ impl<'m> Front<'m> {
         if let Some((obj, off)) = self.const_target(v) {
             return Some(self.const_var(obj, off));
         }
-        if !LLVMIsAConstantExpr(v).is_null() || !LLVMIsAConstantAggregateZero(v).is_null()
-            || !LLVMIsAConstantStruct(v).is_null() || !LLVMIsAConstantArray(v).is_null()
+        if !LLVMIsAConstantExpr(v).is_null()
+            || !LLVMIsAConstantAggregateZero(v).is_null()
+            || !LLVMIsAConstantStruct(v).is_null()
+            || !LLVMIsAConstantArray(v).is_null()
             || !LLVMIsAConstantVector(v).is_null()
         {
             // Some other constant expression: it may carry the pointers of its operands.
@@ -483,10 +569,15 @@ impl<'m> Front<'m> {
                 return None;
             }
             let x = self.fresh_var();
-            let unknown_offset = !LLVMIsAConstantExpr(v).is_null() && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMIntToPtr;
+            let unknown_offset = !LLVMIsAConstantExpr(v).is_null()
+                && LLVMGetConstOpcode(v) == LLVMOpcode::LLVMIntToPtr;
             for s in srcs {
                 let c = if unknown_offset {
-                    Constraint::Gep { dst: x, src: s, gep: Gep::unknown() }
+                    Constraint::Gep {
+                        dst: x,
+                        src: s,
+                        gep: Gep::unknown(),
+                    }
                 } else {
                     Constraint::Copy { dst: x, src: s }
                 };
@@ -509,7 +600,11 @@ impl<'m> Front<'m> {
             return x;
         }
         let x = self.fresh_var();
-        self.push_global(Constraint::AddrOf { dst: x, obj, offset: off });
+        self.push_global(Constraint::AddrOf {
+            dst: x,
+            obj,
+            offset: off,
+        });
         self.const_vars.insert((obj, off), x);
         x
     }
@@ -531,7 +626,9 @@ impl<'m> Front<'m> {
             }
             LLVMOpcode::LLVMIntToPtr => {
                 let op = LLVMGetOperand(v, 0);
-                if !LLVMIsAConstantExpr(op).is_null() && LLVMGetConstOpcode(op) == LLVMOpcode::LLVMPtrToInt {
+                if !LLVMIsAConstantExpr(op).is_null()
+                    && LLVMGetConstOpcode(op) == LLVMOpcode::LLVMPtrToInt
+                {
                     self.const_target(op)
                 } else {
                     None
@@ -584,14 +681,21 @@ impl<'m> Front<'m> {
     /// Pointer constants inside a global's initialiser, at byte offset `off`.
     unsafe fn walk_init(&mut self, obj: ObjId, c: LLVMValueRef, off: i64, place: InitPlace) {
         let t = LLVMTypeOf(c);
-        if !self.is_pointerish(t) || !LLVMIsAConstantAggregateZero(c).is_null() || !LLVMIsAUndefValue(c).is_null() {
+        if !self.is_pointerish(t)
+            || !LLVMIsAConstantAggregateZero(c).is_null()
+            || !LLVMIsAUndefValue(c).is_null()
+        {
             return;
         }
         match LLVMGetTypeKind(t) {
             LLVMTypeKind::LLVMStructTypeKind => {
                 for i in 0..LLVMGetNumOperands(c) as u32 {
                     let eo = LLVMOffsetOfElement(self.td, t, i) as i64;
-                    let inner = if place == InitPlace::Array { place } else { InitPlace::Struct };
+                    let inner = if place == InitPlace::Array {
+                        place
+                    } else {
+                        InitPlace::Struct
+                    };
                     self.walk_init(obj, LLVMGetOperand(c, i), off + eo, inner);
                 }
             }
@@ -601,13 +705,29 @@ impl<'m> Front<'m> {
                     return; // only ints and floats
                 }
                 for i in 0..LLVMGetNumOperands(c) as u32 {
-                    self.walk_init(obj, LLVMGetOperand(c, i), off + i as i64 * es, InitPlace::Array);
+                    self.walk_init(
+                        obj,
+                        LLVMGetOperand(c, i),
+                        off + i as i64 * es,
+                        InitPlace::Array,
+                    );
                 }
             }
             _ => {
-                if self.opts.svf_blind_spots && (place == InitPlace::Array || (place == InitPlace::Struct && off == 0)) {
-                    let what = if place == InitPlace::Array { "array initialiser" } else { "struct initialiser at offset 0" };
-                    *self.prog.stats.svf_blind_spots.entry(what.into()).or_insert(0) += 1;
+                if self.opts.svf_blind_spots
+                    && (place == InitPlace::Array || (place == InitPlace::Struct && off == 0))
+                {
+                    let what = if place == InitPlace::Array {
+                        "array initialiser"
+                    } else {
+                        "struct initialiser at offset 0"
+                    };
+                    *self
+                        .prog
+                        .stats
+                        .svf_blind_spots
+                        .entry(what.into())
+                        .or_insert(0) += 1;
                     return;
                 }
                 if let Some((t, toff)) = self.const_target(c) {
@@ -615,7 +735,11 @@ impl<'m> Front<'m> {
                 } else if let Some(v) = self.var(c) {
                     // A pointer computed by a constant expression we cannot fold.
                     let p = self.const_var(obj, off);
-                    self.push_global(Constraint::Store { ptr: p, src: v, size: self.ptr_bits as u64 / 8 });
+                    self.push_global(Constraint::Store {
+                        ptr: p,
+                        src: v,
+                        size: self.ptr_bits as u64 / 8,
+                    });
                 }
             }
         }
@@ -632,7 +756,10 @@ impl<'m> Front<'m> {
                 if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMCall {
                     let callee = LLVMGetCalledValue(i);
                     if !callee.is_null() && value_name(callee) == "llvm.dbg.declare" {
-                        if let (Some(a), Some(n)) = (md_value(LLVMGetOperand(i, 0)), md_var_name(LLVMGetOperand(i, 1))) {
+                        if let (Some(a), Some(n)) = (
+                            md_value(LLVMGetOperand(i, 0)),
+                            md_var_name(LLVMGetOperand(i, 1)),
+                        ) {
                             names.entry(a).or_insert(n);
                         }
                     }
@@ -651,9 +778,17 @@ impl<'m> Front<'m> {
         let mut formals = Vec::with_capacity(nparams as usize);
         for i in 0..nparams {
             let p = LLVMGetParam(f, i);
-            formals.push(if self.is_pointerish(LLVMTypeOf(p)) { Some(self.def_var(p)) } else { None });
+            formals.push(if self.is_pointerish(LLVMTypeOf(p)) {
+                Some(self.def_var(p))
+            } else {
+                None
+            });
         }
-        let ret = if self.is_pointerish(LLVMGetReturnType(fty)) { Some(self.fresh_var()) } else { None };
+        let ret = if self.is_pointerish(LLVMGetReturnType(fty)) {
+            Some(self.fresh_var())
+        } else {
+            None
+        };
         let varargs = if LLVMIsFunctionVarArg(fty) != 0 {
             let o = self.prog.add_object(Object {
                 label: site::stack(&fname, "..."),
@@ -693,7 +828,9 @@ impl<'m> Front<'m> {
     /// `argv` and `envp` of main point into one field-insensitive object standing for the
     /// strings the loader sets up before main (`heap:main:0`), which points to itself.
     unsafe fn main_environment(&mut self, f: LLVMValueRef) {
-        let params: Vec<_> = (1..LLVMCountParams(f).min(3)).map(|i| LLVMGetParam(f, i)).collect();
+        let params: Vec<_> = (1..LLVMCountParams(f).min(3))
+            .map(|i| LLVMGetParam(f, i))
+            .collect();
         if params.is_empty() {
             return;
         }
@@ -708,7 +845,11 @@ impl<'m> Front<'m> {
         self.prog.init.push((env, 0, env, 0));
         for p in params {
             if let Some(v) = self.var(p) {
-                self.push(Constraint::AddrOf { dst: v, obj: env, offset: 0 });
+                self.push(Constraint::AddrOf {
+                    dst: v,
+                    obj: env,
+                    offset: 0,
+                });
             }
         }
     }
@@ -718,7 +859,12 @@ impl<'m> Front<'m> {
     }
 
     fn unsupported(&mut self, what: &str) {
-        *self.prog.stats.unsupported.entry(what.to_string()).or_insert(0) += 1;
+        *self
+            .prog
+            .stats
+            .unsupported
+            .entry(what.to_string())
+            .or_insert(0) += 1;
     }
 
     fn copy(&mut self, dst: VarId, src: Option<VarId>) {
@@ -727,7 +873,12 @@ impl<'m> Front<'m> {
         }
     }
 
-    unsafe fn instruction(&mut self, i: LLVMValueRef, fname: &str, names: &FxHashMap<LLVMValueRef, String>) -> Result<()> {
+    unsafe fn instruction(
+        &mut self,
+        i: LLVMValueRef,
+        fname: &str,
+        names: &FxHashMap<LLVMValueRef, String>,
+    ) -> Result<()> {
         use LLVMOpcode::*;
         let op = LLVMGetInstructionOpcode(i);
         let ty = LLVMTypeOf(i);
@@ -737,11 +888,19 @@ impl<'m> Front<'m> {
                 let name = names.get(&i).cloned().unwrap_or_else(|| value_name(i));
                 let aty = LLVMGetAllocatedType(i);
                 let count = LLVMGetOperand(i, 0);
-                let layout = if !LLVMIsAConstantInt(count).is_null() && LLVMConstIntGetZExtValue(count) > 1 {
+                let layout = if !LLVMIsAConstantInt(count).is_null()
+                    && LLVMConstIntGetZExtValue(count) > 1
+                {
                     let n = LLVMConstIntGetZExtValue(count);
                     self.ltype(aty).map(|e| {
                         let tn = format!("[{} x {}]", n, Self::type_name(aty));
-                        self.prog.add_layout(Layout::new(tn, LType::Array { count: n, elem: Box::new(e) }))
+                        self.prog.add_layout(Layout::new(
+                            tn,
+                            LType::Array {
+                                count: n,
+                                elem: Box::new(e),
+                            },
+                        ))
                     })
                 } else {
                     // A variable count is an array of the type: the implicit array covers it.
@@ -755,20 +914,37 @@ impl<'m> Front<'m> {
                     func: None,
                     readonly: false,
                 });
-                if names.contains_key(&i) && LLVMGetTypeKind(aty) == LLVMTypeKind::LLVMPointerTypeKind {
-                    self.prog.source_vars.push(SourceVar { name: format!("{}::{}", fname, name), obj });
+                if names.contains_key(&i)
+                    && LLVMGetTypeKind(aty) == LLVMTypeKind::LLVMPointerTypeKind
+                {
+                    self.prog.source_vars.push(SourceVar {
+                        name: format!("{}::{}", fname, name),
+                        obj,
+                    });
                 }
                 self.prog.site_objects.insert(i as usize, obj);
                 let v = self.def_var(i);
-                self.push(Constraint::AddrOf { dst: v, obj, offset: 0 });
+                self.push(Constraint::AddrOf {
+                    dst: v,
+                    obj,
+                    offset: 0,
+                });
             }
             LLVMLoad => {
                 let size = self.store_size(ty);
                 if let Some(p) = self.var(LLVMGetOperand(i, 0)) {
-                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: false });
+                    self.f().accesses.push(Access {
+                        ptr: p,
+                        size: Some(size),
+                        write: false,
+                    });
                     if ptrish {
                         let d = self.def_var(i);
-                        self.push(Constraint::Load { dst: d, ptr: p, size });
+                        self.push(Constraint::Load {
+                            dst: d,
+                            ptr: p,
+                            size,
+                        });
                     }
                 }
             }
@@ -776,10 +952,18 @@ impl<'m> Front<'m> {
                 let val = LLVMGetOperand(i, 0);
                 let size = self.store_size(LLVMTypeOf(val));
                 if let Some(p) = self.var(LLVMGetOperand(i, 1)) {
-                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: true });
+                    self.f().accesses.push(Access {
+                        ptr: p,
+                        size: Some(size),
+                        write: true,
+                    });
                     self.write(i, p, Some(size), WriteKind::Store);
                     if let Some(s) = self.var(val) {
-                        self.push(Constraint::Store { ptr: p, src: s, size });
+                        self.push(Constraint::Store {
+                            ptr: p,
+                            src: s,
+                            size,
+                        });
                     }
                 }
             }
@@ -788,11 +972,21 @@ impl<'m> Front<'m> {
                 let src = self.var(LLVMGetOperand(i, 0));
                 if let Some(s) = src {
                     match self.gep_of(i) {
-                        Some(g) if g == Gep::default() => self.push(Constraint::Copy { dst: d, src: s }),
-                        Some(g) => self.push(Constraint::Gep { dst: d, src: s, gep: g }),
+                        Some(g) if g == Gep::default() => {
+                            self.push(Constraint::Copy { dst: d, src: s })
+                        }
+                        Some(g) => self.push(Constraint::Gep {
+                            dst: d,
+                            src: s,
+                            gep: g,
+                        }),
                         None => {
                             self.unsupported("gep with variable struct index");
-                            self.push(Constraint::Gep { dst: d, src: s, gep: Gep::unknown() })
+                            self.push(Constraint::Gep {
+                                dst: d,
+                                src: s,
+                                gep: Gep::unknown(),
+                            })
                         }
                     }
                 }
@@ -828,7 +1022,11 @@ impl<'m> Front<'m> {
                         self.push(Constraint::Copy { dst: d, src: s });
                     } else {
                         // Integer arithmetic happened: the offset is unknown.
-                        self.push(Constraint::Gep { dst: d, src: s, gep: Gep::unknown() });
+                        self.push(Constraint::Gep {
+                            dst: d,
+                            src: s,
+                            gep: Gep::unknown(),
+                        });
                     }
                 }
             }
@@ -887,31 +1085,60 @@ impl<'m> Front<'m> {
             LLVMVAArg => {
                 let d = self.def_var(i);
                 if let Some((_, vv)) = self.f().varargs {
-                    self.push(Constraint::Load { dst: d, ptr: vv, size: 8 });
-                    self.f().accesses.push(Access { ptr: vv, size: None, write: false });
+                    self.push(Constraint::Load {
+                        dst: d,
+                        ptr: vv,
+                        size: 8,
+                    });
+                    self.f().accesses.push(Access {
+                        ptr: vv,
+                        size: None,
+                        write: false,
+                    });
                 }
             }
             LLVMAtomicCmpXchg | LLVMAtomicRMW => {
-                let (p, val) = if op == LLVMAtomicCmpXchg { (0, 2) } else { (0, 1) };
+                let (p, val) = if op == LLVMAtomicCmpXchg {
+                    (0, 2)
+                } else {
+                    (0, 1)
+                };
                 let v = LLVMGetOperand(i, val);
                 let size = self.store_size(LLVMTypeOf(v));
                 if let Some(p) = self.var(LLVMGetOperand(i, p)) {
-                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: true });
-                    self.f().accesses.push(Access { ptr: p, size: Some(size), write: false });
+                    self.f().accesses.push(Access {
+                        ptr: p,
+                        size: Some(size),
+                        write: true,
+                    });
+                    self.f().accesses.push(Access {
+                        ptr: p,
+                        size: Some(size),
+                        write: false,
+                    });
                     self.write(i, p, Some(size), WriteKind::Store);
                     if let Some(s) = self.var(v) {
-                        self.push(Constraint::Store { ptr: p, src: s, size });
+                        self.push(Constraint::Store {
+                            ptr: p,
+                            src: s,
+                            size,
+                        });
                     }
                     if ptrish {
                         let d = self.def_var(i);
-                        self.push(Constraint::Load { dst: d, ptr: p, size });
+                        self.push(Constraint::Load {
+                            dst: d,
+                            ptr: p,
+                            size,
+                        });
                     }
                 }
             }
             // Integers made from narrower integers or floats, or by multiplication, division,
             // remainder and shifts, carry no pointer (hashing an address does not make one).
-            LLVMSExt | LLVMZExt | LLVMTrunc | LLVMFPToSI | LLVMFPToUI | LLVMMul | LLVMUDiv | LLVMSDiv
-            | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMICmp | LLVMFCmp => {}
+            LLVMSExt | LLVMZExt | LLVMTrunc | LLVMFPToSI | LLVMFPToUI | LLVMMul | LLVMUDiv
+            | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMICmp
+            | LLVMFCmp => {}
             LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad | LLVMCatchSwitch => {
                 if ptrish {
                     self.unsupported("exception handling");
@@ -926,7 +1153,11 @@ impl<'m> Front<'m> {
                     let d = self.def_var(i);
                     for k in 0..LLVMGetNumOperands(i) as u32 {
                         if let Some(s) = self.var(LLVMGetOperand(i, k)) {
-                            self.push(Constraint::Gep { dst: d, src: s, gep: Gep::unknown() });
+                            self.push(Constraint::Gep {
+                                dst: d,
+                                src: s,
+                                gep: Gep::unknown(),
+                            });
                         }
                     }
                 }
@@ -960,9 +1191,12 @@ impl<'m> Front<'m> {
             Some(g) => {
                 let gname = self.prog.functions[g as usize].name.clone();
                 let mut allocates = false;
-                if self.opts.allocators.iter().any(|a| *a == gname) && self.prog.functions[g as usize].defined {
+                if self.opts.allocators.iter().any(|a| *a == gname)
+                    && self.prog.functions[g as usize].defined
+                {
                     // A user-declared allocator with a body: calls are allocation sites.
-                    self.prog.functions[g as usize].model = Some(model_for(&gname, &self.opts.allocators));
+                    self.prog.functions[g as usize].model =
+                        Some(model_for(&gname, &self.opts.allocators));
                 }
                 if gname == "syscall" && !self.prog.functions[g as usize].defined && nargs > 0 {
                     call_model = self.syscall_model(LLVMGetOperand(i, 0));
@@ -1010,21 +1244,41 @@ impl<'m> Front<'m> {
         // The arguments a library model writes through are writes of this call (WIT).
         if let Callee::Direct(g) = &callee {
             let g = *g;
-            if let Some(Model::Known(effects)) = call_model.or(self.prog.functions[g as usize].model) {
+            if let Some(Model::Known(effects)) =
+                call_model.or(self.prog.functions[g as usize].model)
+            {
                 for e in effects {
                     let from = match *e {
-                        crate::models::Effect::Mod(k) | crate::models::Effect::ModDeep(k) => k..k + 1,
+                        crate::models::Effect::Mod(k) | crate::models::Effect::ModDeep(k) => {
+                            k..k + 1
+                        }
                         crate::models::Effect::ModFrom(k) => k..args.len(),
                         _ => continue,
                     };
-                    for a in args.get(from).unwrap_or_default().iter().flatten().copied().collect::<Vec<_>>() {
+                    for a in args
+                        .get(from)
+                        .unwrap_or_default()
+                        .iter()
+                        .flatten()
+                        .copied()
+                        .collect::<Vec<_>>()
+                    {
                         self.write(i, a, None, WriteKind::Library);
                     }
                 }
             }
         }
         let id = self.prog.calls.len() as CallId;
-        self.prog.calls.push(CallSite { caller: self.cur, callee, args, ret, line, heap, arg_ptr: Some(arg_ptr), model: call_model });
+        self.prog.calls.push(CallSite {
+            caller: self.cur,
+            callee,
+            args,
+            ret,
+            line,
+            heap,
+            arg_ptr: Some(arg_ptr),
+            model: call_model,
+        });
         self.f().calls.push(id);
         Ok(())
     }
@@ -1066,10 +1320,15 @@ impl<'m> Front<'m> {
         match LLVMGetInstructionOpcode(v) {
             LLVMOpcode::LLVMPtrToInt => true,
             LLVMOpcode::LLVMCall if LLVMGetNumArgOperands(v) == 1 => {
-                let Some(g) = self.const_function(LLVMGetCalledValue(v)) else { return false };
+                let Some(g) = self.const_function(LLVMGetCalledValue(v)) else {
+                    return false;
+                };
                 let f = &self.prog.functions[g as usize];
                 !f.defined
-                    && matches!(f.name.as_str(), "klee_get_valuel" | "klee_get_valuell" | "klee_get_value_i64")
+                    && matches!(
+                        f.name.as_str(),
+                        "klee_get_valuel" | "klee_get_valuell" | "klee_get_value_i64"
+                    )
                     && self.plain_address(LLVMGetOperand(v, 0))
             }
             _ => false,
@@ -1092,43 +1351,84 @@ impl<'m> Front<'m> {
                 let len = Self::const_len(LLVMGetOperand(i, 2));
                 let (d, s) = (arg(self, 0), arg(self, 1));
                 if let Some(d) = d {
-                    self.f().accesses.push(Access { ptr: d, size: len, write: true });
+                    self.f().accesses.push(Access {
+                        ptr: d,
+                        size: len,
+                        write: true,
+                    });
                     self.write(i, d, len, WriteKind::Intrinsic);
                 }
                 if let Some(s) = s {
-                    self.f().accesses.push(Access { ptr: s, size: len, write: false });
+                    self.f().accesses.push(Access {
+                        ptr: s,
+                        size: len,
+                        write: false,
+                    });
                 }
                 if let (Some(d), Some(s)) = (d, s) {
-                    self.push(Constraint::MemCopy { dst: d, src: s, size: len });
+                    self.push(Constraint::MemCopy {
+                        dst: d,
+                        src: s,
+                        size: len,
+                    });
                 }
             }
             "llvm.memset" => {
                 let len = Self::const_len(LLVMGetOperand(i, 2));
                 if let Some(d) = arg(self, 0) {
-                    self.f().accesses.push(Access { ptr: d, size: len, write: true });
+                    self.f().accesses.push(Access {
+                        ptr: d,
+                        size: len,
+                        write: true,
+                    });
                     self.write(i, d, len, WriteKind::Intrinsic);
                 }
             }
             "llvm.va_start" if self.opts.svf_blind_spots => {
-                *self.prog.stats.svf_blind_spots.entry("va_start".into()).or_insert(0) += 1;
+                *self
+                    .prog
+                    .stats
+                    .svf_blind_spots
+                    .entry("va_start".into())
+                    .or_insert(0) += 1;
             }
             "llvm.va_start" => {
                 if let (Some(ap), Some((_, vv))) = (arg(self, 0), self.f().varargs) {
                     // The va_list's save areas point to the variadic arguments.
-                    self.push(Constraint::Store { ptr: ap, src: vv, size: 24 });
-                    self.f().accesses.push(Access { ptr: ap, size: Some(24), write: true });
+                    self.push(Constraint::Store {
+                        ptr: ap,
+                        src: vv,
+                        size: 24,
+                    });
+                    self.f().accesses.push(Access {
+                        ptr: ap,
+                        size: Some(24),
+                        write: true,
+                    });
                 }
             }
             "llvm.va_copy" => {
                 if let (Some(d), Some(s)) = (arg(self, 0), arg(self, 1)) {
-                    self.push(Constraint::MemCopy { dst: d, src: s, size: Some(24) });
-                    self.f().accesses.push(Access { ptr: d, size: Some(24), write: true });
-                    self.f().accesses.push(Access { ptr: s, size: Some(24), write: false });
+                    self.push(Constraint::MemCopy {
+                        dst: d,
+                        src: s,
+                        size: Some(24),
+                    });
+                    self.f().accesses.push(Access {
+                        ptr: d,
+                        size: Some(24),
+                        write: true,
+                    });
+                    self.f().accesses.push(Access {
+                        ptr: s,
+                        size: Some(24),
+                        write: false,
+                    });
                 }
             }
-            "llvm.dbg" | "llvm.lifetime" | "llvm.va_end" | "llvm.assume" | "llvm.expect" | "llvm.stacksave"
-            | "llvm.stackrestore" | "llvm.objectsize" | "llvm.prefetch" | "llvm.trap" | "llvm.debugtrap"
-            | "llvm.invariant" | "llvm.donothing" => {}
+            "llvm.dbg" | "llvm.lifetime" | "llvm.va_end" | "llvm.assume" | "llvm.expect"
+            | "llvm.stacksave" | "llvm.stackrestore" | "llvm.objectsize" | "llvm.prefetch"
+            | "llvm.trap" | "llvm.debugtrap" | "llvm.invariant" | "llvm.donothing" => {}
             _ => {
                 if ptrish {
                     // Pointer-returning intrinsics (ptrmask, launder.invariant.group, ...)
@@ -1156,7 +1456,8 @@ unsafe fn md_value(v: LLVMValueRef) -> Option<LLVMValueRef> {
     }
     let mut out = [std::ptr::null_mut(); 1];
     LLVMGetMDNodeOperands(v, out.as_mut_ptr());
-    (!out[0].is_null() && LLVMIsAMDNode(out[0]).is_null() && LLVMIsAMDString(out[0]).is_null()).then_some(out[0])
+    (!out[0].is_null() && LLVMIsAMDNode(out[0]).is_null() && LLVMIsAMDString(out[0]).is_null())
+        .then_some(out[0])
 }
 
 /// The name of a DILocalVariable (its operand 1 is the name string).
@@ -1179,7 +1480,10 @@ unsafe fn md_var_name(v: LLVMValueRef) -> Option<String> {
     if p.is_null() {
         return None;
     }
-    Some(String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned())
+    Some(
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
+            .into_owned(),
+    )
 }
 
 /// Whether a literal (unnamed) struct type occurs in `t`.
@@ -1188,7 +1492,9 @@ unsafe fn contains_literal_struct(t: LLVMTypeRef) -> bool {
     match LLVMGetTypeKind(t) {
         LLVMStructTypeKind => {
             LLVMIsLiteralStruct(t) != 0
-                || (LLVMIsOpaqueStruct(t) == 0 && (0..LLVMCountStructElementTypes(t)).any(|i| contains_literal_struct(LLVMStructGetTypeAtIndex(t, i))))
+                || (LLVMIsOpaqueStruct(t) == 0
+                    && (0..LLVMCountStructElementTypes(t))
+                        .any(|i| contains_literal_struct(LLVMStructGetTypeAtIndex(t, i))))
         }
         LLVMArrayTypeKind | LLVMVectorTypeKind => contains_literal_struct(LLVMGetElementType(t)),
         _ => false,
@@ -1209,7 +1515,11 @@ unsafe fn leaf_types(t: LLVMTypeRef, times: u64, out: &mut Vec<(LLVMTypeRef, u64
                 out.push((t, 0)); // too many to list: not one array (mixed on purpose)
             }
         }
-        LLVMArrayTypeKind => leaf_types(LLVMGetElementType(t), times * LLVMGetArrayLength(t) as u64, out),
+        LLVMArrayTypeKind => leaf_types(
+            LLVMGetElementType(t),
+            times * LLVMGetArrayLength(t) as u64,
+            out,
+        ),
         _ => out.push((t, times)),
     }
 }
@@ -1217,11 +1527,18 @@ unsafe fn leaf_types(t: LLVMTypeRef, times: u64, out: &mut Vec<(LLVMTypeRef, u64
 unsafe fn ltype_of(td: LLVMTargetDataRef, t: LLVMTypeRef) -> Option<LType> {
     use LLVMTypeKind::*;
     match LLVMGetTypeKind(t) {
-        LLVMIntegerTypeKind | LLVMPointerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind
-        | LLVMHalfTypeKind | LLVMBFloatTypeKind | LLVMX86_FP80TypeKind | LLVMFP128TypeKind
-        | LLVMPPC_FP128TypeKind | LLVMX86_MMXTypeKind => {
-            Some(LType::Prim { size: LLVMABISizeOfType(td, t) })
-        }
+        LLVMIntegerTypeKind
+        | LLVMPointerTypeKind
+        | LLVMFloatTypeKind
+        | LLVMDoubleTypeKind
+        | LLVMHalfTypeKind
+        | LLVMBFloatTypeKind
+        | LLVMX86_FP80TypeKind
+        | LLVMFP128TypeKind
+        | LLVMPPC_FP128TypeKind
+        | LLVMX86_MMXTypeKind => Some(LType::Prim {
+            size: LLVMABISizeOfType(td, t),
+        }),
         LLVMStructTypeKind => {
             if LLVMIsOpaqueStruct(t) != 0 {
                 return None;
@@ -1233,15 +1550,24 @@ unsafe fn ltype_of(td: LLVMTargetDataRef, t: LLVMTypeRef) -> Option<LType> {
                 let off = LLVMOffsetOfElement(td, t, i);
                 members.push((off, ltype_of(td, et)?));
             }
-            Some(LType::Struct { size: LLVMABISizeOfType(td, t), members })
+            Some(LType::Struct {
+                size: LLVMABISizeOfType(td, t),
+                members,
+            })
         }
         LLVMArrayTypeKind => {
             let elem = ltype_of(td, LLVMGetElementType(t))?;
-            Some(LType::Array { count: LLVMGetArrayLength(t) as u64, elem: Box::new(elem) })
+            Some(LType::Array {
+                count: LLVMGetArrayLength(t) as u64,
+                elem: Box::new(elem),
+            })
         }
         LLVMVectorTypeKind => {
             let elem = ltype_of(td, LLVMGetElementType(t))?;
-            Some(LType::Array { count: LLVMGetVectorSize(t) as u64, elem: Box::new(elem) })
+            Some(LType::Array {
+                count: LLVMGetVectorSize(t) as u64,
+                elem: Box::new(elem),
+            })
         }
         _ => None,
     }
@@ -1274,7 +1600,9 @@ unsafe fn llvm_type_name(t: LLVMTypeRef) -> Option<String> {
         LLVMX86_FP80TypeKind => Some("x86_fp80".into()),
         LLVMStructTypeKind => {
             let p = LLVMGetStructName(t);
-            (!p.is_null() && LLVMIsLiteralStruct(t) == 0).then(|| CStr::from_ptr(p).to_string_lossy().into_owned()).filter(|n| !n.is_empty())
+            (!p.is_null() && LLVMIsLiteralStruct(t) == 0)
+                .then(|| CStr::from_ptr(p).to_string_lossy().into_owned())
+                .filter(|n| !n.is_empty())
         }
         LLVMArrayTypeKind => {
             let e = llvm_type_name(LLVMGetElementType(t))?;

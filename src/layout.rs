@@ -17,7 +17,10 @@ pub enum LType {
     /// An int, float or pointer occupying `size` bytes: one primitive field.
     Prim { size: u64 },
     /// Members at byte offsets; `size` includes tail padding.
-    Struct { size: u64, members: Vec<(u64, LType)> },
+    Struct {
+        size: u64,
+        members: Vec<(u64, LType)>,
+    },
     /// `count` elements of `elem` (count 0 for a flexible array member).
     Array { count: u64, elem: Box<LType> },
 }
@@ -78,17 +81,31 @@ impl Layout {
         let size = ty.size();
         flatten(&ty, 0, size, &mut Vec::new(), &mut fields);
         if fields.is_empty() {
-            fields.push(FieldInfo { offset: 0, size, strides: vec![size] });
+            fields.push(FieldInfo {
+                offset: 0,
+                size,
+                strides: vec![size],
+            });
         }
         for f in &mut fields {
             f.strides.push(size);
         }
         let (byte_field, byte_start) = if size <= TABLE_LIMIT {
-            ((0..size).map(|b| field_in(&ty, b)).collect(), (0..size).map(|b| starts_field(&ty, b)).collect())
+            (
+                (0..size).map(|b| field_in(&ty, b)).collect(),
+                (0..size).map(|b| starts_field(&ty, b)).collect(),
+            )
         } else {
             (Vec::new(), Vec::new())
         };
-        Layout { ty, name: name.into(), fields, byte_field, byte_start, bytes: size }
+        Layout {
+            ty,
+            name: name.into(),
+            fields,
+            byte_field,
+            byte_start,
+            bytes: size,
+        }
     }
 
     pub fn size(&self) -> u64 {
@@ -159,7 +176,11 @@ impl Layout {
         // Fast path: the range lies inside one field, within the type.
         let f = self.field_at(b);
         let fi = &self.fields[f as usize];
-        if b >= 0 && (b as u64) + len <= size && b as u64 >= fi.offset && b as u64 + len <= fi.offset + fi.size {
+        if b >= 0
+            && (b as u64) + len <= size
+            && b as u64 >= fi.offset
+            && b as u64 + len <= fi.offset + fi.size
+        {
             return vec![f];
         }
         // General case: byte by byte (len < size, so bounded by the type's size). Past the
@@ -173,7 +194,11 @@ impl Layout {
 
     /// Whether moving by an unknown multiple of `stride` keeps a pointer on field `f`.
     pub fn stride_keeps_field(&self, f: u32, stride: u64) -> bool {
-        stride == 0 || self.fields[f as usize].strides.iter().any(|&s| s > 0 && stride % s == 0)
+        stride == 0
+            || self.fields[f as usize]
+                .strides
+                .iter()
+                .any(|&s| s > 0 && stride % s == 0)
     }
 }
 
@@ -182,7 +207,10 @@ fn trailing_array(t: &LType) -> Option<(u64, &LType, u32)> {
     match t {
         LType::Struct { members, .. } => match members.last() {
             Some((off, LType::Array { elem, .. })) => {
-                let first = members[..members.len() - 1].iter().map(|(_, m)| m.abs_size()).sum();
+                let first = members[..members.len() - 1]
+                    .iter()
+                    .map(|(_, m)| m.abs_size())
+                    .sum();
                 Some((*off, elem, first))
             }
             _ => None,
@@ -218,7 +246,13 @@ fn field_in(t: &LType, b: u64) -> u32 {
                     let rel = b - off;
                     // Padding after a member belongs to that member.
                     let ms = m.size();
-                    abs + if ms == 0 { 0 } else if rel >= ms { m.abs_size() - 1 } else { field_in(m, rel) }
+                    abs + if ms == 0 {
+                        0
+                    } else if rel >= ms {
+                        m.abs_size() - 1
+                    } else {
+                        field_in(m, rel)
+                    }
                 }
                 None => 0,
             }
@@ -256,13 +290,19 @@ fn flatten(t: &LType, base: u64, span: u64, strides: &mut Vec<u64>, out: &mut Ve
         }
         LType::Struct { members, .. } => {
             if members.is_empty() {
-                out.push(FieldInfo { offset: base, size: span, strides: strides.iter().rev().copied().collect() });
+                out.push(FieldInfo {
+                    offset: base,
+                    size: span,
+                    strides: strides.iter().rev().copied().collect(),
+                });
                 return;
             }
             for (i, (off, m)) in members.iter().enumerate() {
                 // A member spans up to the next member (its padding included).
                 let next = members.get(i + 1).map(|(o, _)| *o).unwrap_or(span);
-                let mspan = next.saturating_sub(*off).max(m.size().min(span.saturating_sub(*off)));
+                let mspan = next
+                    .saturating_sub(*off)
+                    .max(m.size().min(span.saturating_sub(*off)));
                 flatten(m, base + off, mspan, strides, out);
             }
         }
@@ -279,12 +319,21 @@ mod tests {
 
     /// struct point { int x; int y; } ; struct poly { int n; struct point pts[3]; char *name; }
     fn poly() -> Layout {
-        let point = LType::Struct { size: 8, members: vec![(0, prim(4)), (4, prim(4))] };
+        let point = LType::Struct {
+            size: 8,
+            members: vec![(0, prim(4)), (4, prim(4))],
+        };
         let ty = LType::Struct {
             size: 40,
             members: vec![
                 (0, prim(4)),
-                (4, LType::Array { count: 3, elem: Box::new(point) }),
+                (
+                    4,
+                    LType::Array {
+                        count: 3,
+                        elem: Box::new(point),
+                    },
+                ),
                 (32, prim(8)),
             ],
         };
@@ -296,7 +345,10 @@ mod tests {
         // n, pts[].x, pts[].y, name: the array of three points becomes one (x, y) element.
         let l = poly();
         assert_eq!(l.abs_size(), 4);
-        assert_eq!(l.fields.iter().map(|f| f.offset).collect::<Vec<_>>(), vec![0, 4, 8, 32]);
+        assert_eq!(
+            l.fields.iter().map(|f| f.offset).collect::<Vec<_>>(),
+            vec![0, 4, 8, 32]
+        );
     }
 
     #[test]
@@ -307,7 +359,7 @@ mod tests {
         assert_eq!(l.field_at(20), 1); // pts[2].x
         assert_eq!(l.field_at(32), 3); // name
         assert_eq!(l.field_at(2), 0); // inside n
-        // One whole object further (implicit array of poly): name again.
+                                      // One whole object further (implicit array of poly): name again.
         assert_eq!(l.field_at(72), 3);
         assert_eq!(l.field_at(-8), 3); // p - 1 element, name
     }
@@ -336,7 +388,16 @@ mod tests {
         // struct vec { long n; char *items[]; } allocated with room for several items.
         let ty = LType::Struct {
             size: 8,
-            members: vec![(0, prim(8)), (8, LType::Array { count: 0, elem: Box::new(prim(8)) })],
+            members: vec![
+                (0, prim(8)),
+                (
+                    8,
+                    LType::Array {
+                        count: 0,
+                        elem: Box::new(prim(8)),
+                    },
+                ),
+            ],
         };
         let l = Layout::new("struct.vec", ty);
         assert_eq!(l.abs_size(), 2);
@@ -350,8 +411,23 @@ mod tests {
         // arr[1] is at 16, so bytes 19..21 are the end of arr[1].x and the start of
         // arr[1].y. The element stride (12) does not divide the size (16): the range must
         // not be walked in type coordinates (found in review; the check would miss y).
-        let elem = LType::Struct { size: 12, members: vec![(0, prim(4)), (4, prim(4)), (8, prim(4))] };
-        let ty = LType::Struct { size: 16, members: vec![(0, prim(4)), (4, LType::Array { count: 1, elem: Box::new(elem) })] };
+        let elem = LType::Struct {
+            size: 12,
+            members: vec![(0, prim(4)), (4, prim(4)), (8, prim(4))],
+        };
+        let ty = LType::Struct {
+            size: 16,
+            members: vec![
+                (0, prim(4)),
+                (
+                    4,
+                    LType::Array {
+                        count: 1,
+                        elem: Box::new(elem),
+                    },
+                ),
+            ],
+        };
         let l = Layout::new("struct.t", ty);
         assert_eq!((l.field_at(19), l.field_at(20)), (1, 2));
         assert_eq!(l.fields_in(19, 2), vec![1, 2]);
@@ -361,7 +437,12 @@ mod tests {
     #[test]
     fn field_starts() {
         let l = poly();
-        assert!(l.is_field_start(0) && l.is_field_start(4) && l.is_field_start(24) && l.is_field_start(32));
+        assert!(
+            l.is_field_start(0)
+                && l.is_field_start(4)
+                && l.is_field_start(24)
+                && l.is_field_start(32)
+        );
         assert!(!l.is_field_start(1)); // inside n
         assert!(!l.is_field_start(36)); // inside name
         assert!(!l.is_field_start(28)); // padding after the points array
@@ -370,7 +451,13 @@ mod tests {
 
     #[test]
     fn scalar_and_char_array() {
-        let l = Layout::new("[10 x i8]", LType::Array { count: 10, elem: Box::new(prim(1)) });
+        let l = Layout::new(
+            "[10 x i8]",
+            LType::Array {
+                count: 10,
+                elem: Box::new(prim(1)),
+            },
+        );
         assert_eq!(l.abs_size(), 1);
         assert!(l.stride_keeps_field(0, 1));
         assert_eq!(l.field_at(7), 0);

@@ -35,8 +35,13 @@ impl ResLoc {
     /// The location's label (`SITE@ID.N`, `SITE.N`, `SITE.*`).
     pub fn label(&self, prog: &Program, abs: &AbstractState) -> String {
         match self {
-            ResLoc::Abs { obj, field } => crate::site::location(&abs.objects[*obj as usize].label(), Self::field_part(*field)),
-            ResLoc::Static { obj, field } => crate::site::location(&prog.objects[*obj as usize].label, Self::field_part(*field)),
+            ResLoc::Abs { obj, field } => crate::site::location(
+                &abs.objects[*obj as usize].label(),
+                Self::field_part(*field),
+            ),
+            ResLoc::Static { obj, field } => {
+                crate::site::location(&prog.objects[*obj as usize].label, Self::field_part(*field))
+            }
             ResLoc::Made(l) => l.clone(),
         }
     }
@@ -113,17 +118,27 @@ impl CallResult {
     /// How many locations remain once `@ID` is stripped (the paper's Table 1 measure),
     /// counted without building labels: `SITE@ID.f` and the static `SITE.f` are one.
     pub fn stripped_len(prog: &Program, abs: &AbstractState, locs: &[ResLoc]) -> usize {
-        fn key<'a>(prog: &'a Program, abs: &'a AbstractState, l: &'a ResLoc) -> (&'a str, Option<u32>) {
+        fn key<'a>(
+            prog: &'a Program,
+            abs: &'a AbstractState,
+            l: &'a ResLoc,
+        ) -> (&'a str, Option<u32>) {
             match l {
                 ResLoc::Abs { obj, field } => (abs.objects[*obj as usize].site.as_str(), *field),
-                ResLoc::Static { obj, field } => (prog.objects[*obj as usize].label.as_str(), *field),
+                ResLoc::Static { obj, field } => {
+                    (prog.objects[*obj as usize].label.as_str(), *field)
+                }
                 ResLoc::Made(label) => {
-                    let (site, f) = crate::site::split_location(label).unwrap_or((label.as_str(), "*"));
+                    let (site, f) =
+                        crate::site::split_location(label).unwrap_or((label.as_str(), "*"));
                     (site, f.parse().ok())
                 }
             }
         }
-        locs.iter().map(|l| key(prog, abs, l)).collect::<rustc_hash::FxHashSet<_>>().len()
+        locs.iter()
+            .map(|l| key(prog, abs, l))
+            .collect::<rustc_hash::FxHashSet<_>>()
+            .len()
     }
 
     /// Whether the mod or ref set has the `unknown` object (see `Target::Unknown`).
@@ -157,17 +172,31 @@ pub struct CallAnalysis<'p> {
 
 /// Run the solver from `abs` over what its function reaches: over the whole program, or
 /// over `slice` (which must hold the callee and every function the state points to).
-pub fn analyze_call<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'p Slice>) -> CallAnalysis<'p> {
+pub fn analyze_call<'p>(
+    prog: &'p Program,
+    abs: &AbstractState,
+    slice: Option<&'p Slice>,
+) -> CallAnalysis<'p> {
     analyze_call_within(prog, abs, slice, None)
 }
 
 /// `analyze_call` stopped after `budget` units of solver work (`SolverStats::work`);
 /// check `over_budget` before using the result.
-pub fn analyze_call_within<'p>(prog: &'p Program, abs: &AbstractState, slice: Option<&'p Slice>, budget: Option<u64>) -> CallAnalysis<'p> {
+pub fn analyze_call_within<'p>(
+    prog: &'p Program,
+    abs: &AbstractState,
+    slice: Option<&'p Slice>,
+    budget: Option<u64>,
+) -> CallAnalysis<'p> {
     let t = Instant::now();
     let sp: &'p Program = slice.map(|s| &s.prog).unwrap_or(prog);
     let obj_id = |p: ObjId| -> Option<ObjId> { slice.map_or(Some(p), |s| s.obj(p)) };
-    let func_id = |f: FuncId| -> FuncId { slice.map_or(f, |s| s.func(f).expect("the slice holds every function of the state")) };
+    let func_id = |f: FuncId| -> FuncId {
+        slice.map_or(f, |s| {
+            s.func(f)
+                .expect("the slice holds every function of the state")
+        })
+    };
     // Globals of the state take their contents from it, not from their initialisers.
     let from_state: rustc_hash::FxHashSet<ObjId> = abs
         .objects
@@ -241,8 +270,18 @@ pub fn analyze_call_within<'p>(prog: &'p Program, abs: &AbstractState, slice: Op
     }
     let mut analysis = crate::analysis::analyze_from(s, &[callee]);
     analysis.solve_ms = t.elapsed().as_secs_f64() * 1e3;
-    let abs_of = obj_map.iter().enumerate().map(|(i, &o)| (o, i as u32)).collect();
-    CallAnalysis { analysis, obj_map, abs_of, slice, callee }
+    let abs_of = obj_map
+        .iter()
+        .enumerate()
+        .map(|(i, &o)| (o, i as u32))
+        .collect();
+    CallAnalysis {
+        analysis,
+        obj_map,
+        abs_of,
+        slice,
+        callee,
+    }
 }
 
 impl<'p> CallAnalysis<'p> {
@@ -257,14 +296,23 @@ impl<'p> CallAnalysis<'p> {
     }
 
     /// `result`, with the points-to sets of the accessed pointers if `with_points_to`.
-    pub fn result_with(&self, abs: &AbstractState, with_post: bool, with_points_to: bool) -> CallResult {
+    pub fn result_with(
+        &self,
+        abs: &AbstractState,
+        with_post: bool,
+        with_points_to: bool,
+    ) -> CallResult {
         let s = &self.analysis.solver;
         let conv = |set: &RoaringBitmap| -> Vec<ResLoc> {
             let mut v: Vec<ResLoc> = set
                 .iter()
                 .map(|n| {
                     let o = s.obj_of(n);
-                    let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
+                    let field = if s.is_fi(o) {
+                        None
+                    } else {
+                        Some(s.field_of(n))
+                    };
                     let full = match self.slice {
                         Some(sl) => sl.full_obj(o),
                         None => ((o as usize) < self.analysis.prog().objects.len()).then_some(o),
@@ -285,13 +333,21 @@ impl<'p> CallAnalysis<'p> {
         CallResult {
             modset: conv(&self.analysis.modref.modset[f]),
             refset: conv(&self.analysis.modref.refset[f]),
-            post: if with_post { self.post_state(abs) } else { PostState::default() },
+            post: if with_post {
+                self.post_state(abs)
+            } else {
+                PostState::default()
+            },
             has_post: with_post,
             live_functions: s.stats.live_functions,
             work: s.stats.work,
             demand,
             read_fields,
-            points_to: if with_points_to { self.value_sets(&conv) } else { ValueSets::default() },
+            points_to: if with_points_to {
+                self.value_sets(&conv)
+            } else {
+                ValueSets::default()
+            },
             calls_unknown: self.calls_unknown(abs),
         }
     }
@@ -299,7 +355,13 @@ impl<'p> CallAnalysis<'p> {
     /// Whether an indirect call of a live function may call through the `unknown` object.
     fn calls_unknown(&self, abs: &AbstractState) -> bool {
         let s = &self.analysis.solver;
-        let Some(u) = abs.objects.iter().position(|o| o.site == crate::abstraction::UNKNOWN_SITE) else { return false };
+        let Some(u) = abs
+            .objects
+            .iter()
+            .position(|o| o.site == crate::abstraction::UNKNOWN_SITE)
+        else {
+            return false;
+        };
         let range = s.field_range(self.obj_map[u]);
         s.prog.calls.iter().any(|c| match c.callee {
             crate::facts::Callee::Indirect(v) if s.live[c.caller as usize] => {
@@ -346,14 +408,25 @@ impl<'p> CallAnalysis<'p> {
             match o.layout {
                 // A deep access reads every field of what it walks; a collapsed object's
                 // fields are one.
-                Some(l) if walked.contains(so) || (s.is_fi(so) && loads.range_cardinality(range.start..range.end) > 0) => {
-                    fields.extend((0..s.prog.layouts[l as usize].abs_size()).map(|f| ReadKey::Field(l, f)));
+                Some(l)
+                    if walked.contains(so)
+                        || (s.is_fi(so) && loads.range_cardinality(range.start..range.end) > 0) =>
+                {
+                    fields.extend(
+                        (0..s.prog.layouts[l as usize].abs_size()).map(|f| ReadKey::Field(l, f)),
+                    );
                 }
                 // Only the fields loads read are followed: a copy reads the fields of what it
                 // copies (demanded above) but walks nowhere.
                 Some(_) if s.is_fi(so) => {}
-                Some(l) => fields.extend(loads.range(range.start..range.end).map(|n| ReadKey::Field(l, n - range.start))),
-                None if loads.range_cardinality(range.start..range.end) > 0 || walked.contains(so) => {
+                Some(l) => fields.extend(
+                    loads
+                        .range(range.start..range.end)
+                        .map(|n| ReadKey::Field(l, n - range.start)),
+                ),
+                None if loads.range_cardinality(range.start..range.end) > 0
+                    || walked.contains(so) =>
+                {
                     fields.push(ReadKey::Untyped(o.site.clone()))
                 }
                 None => {}
@@ -407,13 +480,23 @@ impl<'p> CallAnalysis<'p> {
             Some(i)
         };
         let mut edges = Vec::new();
-        let to_loc = |s: &Solver, n: Node, objects: &mut Vec<AbsObject>, abs_of: &mut dyn FnMut(ObjId, &mut Vec<AbsObject>) -> Option<u32>| -> Option<AbsLoc> {
+        let to_loc = |s: &Solver,
+                      n: Node,
+                      objects: &mut Vec<AbsObject>,
+                      abs_of: &mut dyn FnMut(ObjId, &mut Vec<AbsObject>) -> Option<u32>|
+         -> Option<AbsLoc> {
             let o = s.obj_of(n);
             if let Some(f) = s.objs[o as usize].func {
-                return self.slice.map_or(Some(f), |sl| sl.full_func(f)).map(AbsLoc::Func);
+                return self
+                    .slice
+                    .map_or(Some(f), |sl| sl.full_func(f))
+                    .map(AbsLoc::Func);
             }
             let i = abs_of(o, objects)?;
-            Some(AbsLoc::Field { obj: i, field: if s.is_fi(o) { 0 } else { s.field_of(n) } })
+            Some(AbsLoc::Field {
+                obj: i,
+                field: if s.is_fi(o) { 0 } else { s.field_of(n) },
+            })
         };
         for o in 0..s.objs.len() as ObjId {
             let ob = &s.objs[o as usize];
@@ -425,7 +508,9 @@ impl<'p> CallAnalysis<'p> {
                 if pts.is_empty() {
                     continue;
                 }
-                let Some(h) = to_loc(s, field, &mut objects, &mut abs_of) else { continue };
+                let Some(h) = to_loc(s, field, &mut objects, &mut abs_of) else {
+                    continue;
+                };
                 for t in pts.iter() {
                     if let Some(tl) = to_loc(s, t, &mut objects, &mut abs_of) {
                         edges.push((h, tl));

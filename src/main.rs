@@ -1,11 +1,11 @@
 //! The `pspa` command line: the analysis core without KLEE.
 
 use clap::{Parser, Subcommand};
-use pspa::{analysis, compare};
 use pspa::facts::Program;
 use pspa::frontend::FrontOptions;
 use pspa::session::{self, Session};
 use pspa::snapshot::LoadedSnapshot;
+use pspa::{analysis, compare};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,7 +15,11 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
-#[command(name = "pspa", version, about = "Past-sensitive pointer analysis for KLEE: the core without KLEE")]
+#[command(
+    name = "pspa",
+    version,
+    about = "Past-sensitive pointer analysis for KLEE: the core without KLEE"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -155,9 +159,25 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.cmd {
-        Cmd::Compare { a, b, require_subset, objects, json, show, kind } => {
+        Cmd::Compare {
+            a,
+            b,
+            require_subset,
+            objects,
+            json,
+            show,
+            kind,
+        } => {
             let (da, db) = (compare::Doc::load(&a)?, compare::Doc::load(&b)?);
-            let c = compare::compare(&da, &db, &compare::Options { objects, show, kind });
+            let c = compare::compare(
+                &da,
+                &db,
+                &compare::Options {
+                    objects,
+                    show,
+                    kind,
+                },
+            );
             let out = if json {
                 serde_json::to_string_pretty(&c)? + "\n"
             } else {
@@ -170,12 +190,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Analyze { input, json, functions, allocators, pointers, no_memory, svf_blind_spots } => {
-            let prog = Program::from_file(&input, &FrontOptions { allocators, svf_blind_spots })?;
+        Cmd::Analyze {
+            input,
+            json,
+            functions,
+            allocators,
+            pointers,
+            no_memory,
+            svf_blind_spots,
+        } => {
+            let prog = Program::from_file(
+                &input,
+                &FrontOptions {
+                    allocators,
+                    svf_blind_spots,
+                },
+            )?;
             for f in &functions {
                 match prog.function_by_name(f) {
                     Some(id) if prog.functions[id as usize].defined => {}
-                    Some(_) => anyhow::bail!("{}: function `{}` has no body in this module", input.display(), f),
+                    Some(_) => anyhow::bail!(
+                        "{}: function `{}` has no body in this module",
+                        input.display(),
+                        f
+                    ),
                     None => anyhow::bail!("{}: unknown function `{}`", input.display(), f),
                 }
             }
@@ -186,7 +224,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let report = a.report_lazy(&functions, json && !no_memory);
             let mut w = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
             let r = if json {
-                serde_json::to_writer_pretty(&mut w, &report).map_err(std::io::Error::from).and_then(|_| w.write_all(b"\n"))
+                serde_json::to_writer_pretty(&mut w, &report)
+                    .map_err(std::io::Error::from)
+                    .and_then(|_| w.write_all(b"\n"))
             } else {
                 write_text(&mut w, &report, pointers)
             };
@@ -196,8 +236,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Wit { input, snapshot, json, csv, allocators } => {
-            let opts = FrontOptions { allocators, ..Default::default() };
+        Cmd::Wit {
+            input,
+            snapshot,
+            json,
+            csv,
+            allocators,
+        } => {
+            let opts = FrontOptions {
+                allocators,
+                ..Default::default()
+            };
             let tables = match (input, snapshot) {
                 (Some(input), _) => {
                     let prog = Program::from_file(&input, &opts)?;
@@ -208,12 +257,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 (None, Some(path)) => {
                     let snap = LoadedSnapshot::load(&path)?;
                     if !snap.module_path.exists() {
-                        anyhow::bail!("{}: module {} not found", snap.name(), snap.module_path.display());
+                        anyhow::bail!(
+                            "{}: module {} not found",
+                            snap.name(),
+                            snap.module_path.display()
+                        );
                     }
-                    let mut s = Session::open(&snap.module_path, &opts).map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
+                    let mut s = Session::open(&snap.module_path, &opts)
+                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
                     s.points_to = true;
-                    let g = pspa::memory_graph::MemoryGraph::project(&snap, s.roots()).map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
-                    let (abs, result, _) = s.analyze_graph(&g, None, false).map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
+                    let g = pspa::memory_graph::MemoryGraph::project(&snap, s.roots())
+                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
+                    let (abs, result, _) = s
+                        .analyze_graph(&g, None, false)
+                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
                     pspa::wit::colour(&s.prog, pspa::wit::Objects::State(&abs), &result.points_to)
                 }
                 (None, None) => unreachable!("clap requires one"),
@@ -234,9 +291,28 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             write_stdout(&out)?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Modref { snapshots, json, strip_unique, allocators, no_reuse, all_globals, whole_program, eager, max_work, points_to, stats, cache_entries } => {
-            let snaps = snapshots.iter().map(|p| LoadedSnapshot::load(p)).collect::<anyhow::Result<Vec<_>>>()?;
-            let opts = FrontOptions { allocators, ..Default::default() };
+        Cmd::Modref {
+            snapshots,
+            json,
+            strip_unique,
+            allocators,
+            no_reuse,
+            all_globals,
+            whole_program,
+            eager,
+            max_work,
+            points_to,
+            stats,
+            cache_entries,
+        } => {
+            let snaps = snapshots
+                .iter()
+                .map(|p| LoadedSnapshot::load(p))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let opts = FrontOptions {
+                allocators,
+                ..Default::default()
+            };
             // One session per module: snapshots of different programs do not share anything.
             let mut sessions: std::collections::HashMap<PathBuf, Session> = Default::default();
             let mut reports = Vec::new();
@@ -246,7 +322,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     if !key.exists() {
                         anyhow::bail!("{}: module {} not found", s.name(), key.display());
                     }
-                    let mut sess = Session::open(&key, &opts).map_err(|e| anyhow::anyhow!("{}: {:#}", s.name(), e))?;
+                    let mut sess = Session::open(&key, &opts)
+                        .map_err(|e| anyhow::anyhow!("{}: {:#}", s.name(), e))?;
                     sess.reuse = !no_reuse;
                     sess.all_globals = all_globals;
                     sess.slices_on = !whole_program;
@@ -269,7 +346,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 reuse.add(&s.reuse_stats());
             }
             let text = if json {
-                let mut v = if reports.len() == 1 { serde_json::to_value(&reports[0])? } else { serde_json::to_value(&reports)? };
+                let mut v = if reports.len() == 1 {
+                    serde_json::to_value(&reports[0])?
+                } else {
+                    serde_json::to_value(&reports)?
+                };
                 if stats {
                     v = serde_json::json!({"calls": v, "reuse": reuse});
                 }
@@ -298,7 +379,17 @@ fn modref_text(reports: &[session::ModRefReport]) -> String {
     use std::fmt::Write;
     let mut o = String::new();
     for r in reports {
-        let _ = writeln!(o, "{}: call of {}{}", r.snapshot, r.function, if r.stats.reused { " (summary reused)" } else { "" });
+        let _ = writeln!(
+            o,
+            "{}: call of {}{}",
+            r.snapshot,
+            r.function,
+            if r.stats.reused {
+                " (summary reused)"
+            } else {
+                ""
+            }
+        );
         let _ = writeln!(o, "  mod ({}): {}", r.modset.len(), r.modset.join(" "));
         let _ = writeln!(o, "  ref ({}): {}", r.refset.len(), r.refset.join(" "));
         for (v, set) in r.points_to.iter().flatten() {
@@ -324,7 +415,11 @@ fn write_stdout(s: &str) -> anyhow::Result<()> {
     }
 }
 
-fn write_text(o: &mut impl std::io::Write, r: &analysis::Report<analysis::Labelled>, pointers: bool) -> std::io::Result<()> {
+fn write_text(
+    o: &mut impl std::io::Write,
+    r: &analysis::Report<analysis::Labelled>,
+    pointers: bool,
+) -> std::io::Result<()> {
     writeln!(o, "module {}", r.module)?;
     for (name, sets) in &r.functions {
         let (m, rf) = (sets.modset.labels(), sets.refset.labels());

@@ -59,7 +59,11 @@ impl MemoryGraph {
     /// contents not asked for). `fetch` reads them on demand.
     pub fn start(s: &dyn SymbolicState, roots: Roots) -> Result<MemoryGraph> {
         let (function, args) = s.call();
-        let mut g = MemoryGraph { function: function.to_string(), args, ..Default::default() };
+        let mut g = MemoryGraph {
+            function: function.to_string(),
+            args,
+            ..Default::default()
+        };
         for a in g.args.clone().iter().flatten() {
             for t in a {
                 g.visit(t, s, roots)?;
@@ -132,9 +136,14 @@ impl MemoryGraph {
         if self.index.contains_key(&id) {
             return Ok(());
         }
-        let Some(o) = s.object(id) else { bail!("dangling object id {}", id) };
+        let Some(o) = s.object(id) else {
+            bail!("dangling object id {}", id)
+        };
         // A global met through a pointer is still the program's object (abstraction).
-        if let (Some(name), false) = (crate::site::global_name(&o.site), self.proj.globals.contains(&id)) {
+        if let (Some(name), false) = (
+            crate::site::global_name(&o.site),
+            self.proj.globals.contains(&id),
+        ) {
             if s.global(name) == Some(id) {
                 self.proj.globals.insert(id);
                 self.globals.push((name.to_string(), id));
@@ -148,14 +157,20 @@ impl MemoryGraph {
 
     /// Root the globals `name` (and what it reaches through named functions) names.
     fn function_roots(&mut self, name: &str, s: &dyn SymbolicState, roots: Roots) -> Result<()> {
-        let Roots::Named(prog, reach) = roots else { return Ok(()) };
+        let Roots::Named(prog, reach) = roots else {
+            return Ok(());
+        };
         if !self.proj.funcs.insert(name.to_string()) {
             return Ok(());
         }
         // An unknown function has no code of ours: the abstraction reports it.
-        let Some(f) = prog.function_by_name(name) else { return Ok(()) };
+        let Some(f) = prog.function_by_name(name) else {
+            return Ok(());
+        };
         for &o in reach.globals(f).iter() {
-            let Some(gname) = crate::site::global_name(&prog.objects[o as usize].label) else { continue };
+            let Some(gname) = crate::site::global_name(&prog.objects[o as usize].label) else {
+                continue;
+            };
             // A global the state lacks (a snapshot written with fewer) cannot be read.
             let Some(id) = s.global(gname) else { continue };
             if self.proj.globals.insert(id) {
@@ -167,7 +182,11 @@ impl MemoryGraph {
     }
 
     pub fn num_edges(&self) -> usize {
-        self.objects.iter().flat_map(|(_, s)| s).map(|s| s.targets.len()).sum()
+        self.objects
+            .iter()
+            .flat_map(|(_, s)| s)
+            .map(|s| s.targets.len())
+            .sum()
     }
 }
 
@@ -195,14 +214,22 @@ impl SymbolicState for MemoryGraph {
     }
 
     fn global(&self, name: &str) -> Option<StateObjId> {
-        self.globals.iter().find(|(g, _)| g == name).map(|(_, id)| *id)
+        self.globals
+            .iter()
+            .find(|(g, _)| g == name)
+            .map(|(_, id)| *id)
     }
 
     fn object(&self, id: StateObjId) -> Option<crate::state::StateObject> {
-        self.index.get(&id).map(|&i| self.objects[i as usize].0.clone())
+        self.index
+            .get(&id)
+            .map(|&i| self.objects[i as usize].0.clone())
     }
 
     fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
-        self.index.get(&id).map(|&i| self.objects[i as usize].1.clone()).unwrap_or_default()
+        self.index
+            .get(&id)
+            .map(|&i| self.objects[i as usize].1.clone())
+            .unwrap_or_default()
     }
 }

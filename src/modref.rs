@@ -21,7 +21,13 @@ pub struct ModRef {
 }
 
 /// Locations `size` bytes from `loc` cover (whole objects when size is None).
-pub fn access_locs(s: &Solver, acc: &Access, deep: bool, out: &mut RoaringBitmap, walked: &mut RoaringBitmap) {
+pub fn access_locs(
+    s: &Solver,
+    acc: &Access,
+    deep: bool,
+    out: &mut RoaringBitmap,
+    walked: &mut RoaringBitmap,
+) {
     let targets = s.points_to(acc.ptr);
     if deep {
         // Everything reachable from the pointer: walk the points-to graph over objects.
@@ -70,7 +76,8 @@ pub fn compute(s: &Solver) -> ModRef {
     let mut direct_ref = vec![RoaringBitmap::new(); nf];
     // Many accesses go through the same (merged) pointer node: compute its locations once.
     let mut walked = RoaringBitmap::new();
-    let mut cache: rustc_hash::FxHashMap<(Node, Option<u64>, bool, bool), RoaringBitmap> = Default::default();
+    let mut cache: rustc_hash::FxHashMap<(Node, Option<u64>, bool, bool), RoaringBitmap> =
+        Default::default();
     for f in 0..nf {
         for (acc, deep) in &s.accesses[f] {
             let key = (s.find_ro(acc.ptr), acc.size, acc.write, *deep);
@@ -79,7 +86,11 @@ pub fn compute(s: &Solver) -> ModRef {
                 access_locs(s, acc, *deep, &mut out, &mut walked);
                 out
             });
-            let out = if acc.write { &mut direct_mod[f] } else { &mut direct_ref[f] };
+            let out = if acc.write {
+                &mut direct_mod[f]
+            } else {
+                &mut direct_ref[f]
+            };
             *out |= &*locs;
         }
     }
@@ -92,7 +103,9 @@ pub fn compute(s: &Solver) -> ModRef {
     }
     // Only functions the solve reached (and unknown code) can have effects: a local
     // analysis reaches few of a large module's functions.
-    let roots = (0..nf as FuncId).filter(|&f| f as usize == nf - 1 || s.live[f as usize] || !s.callees[f as usize].is_empty());
+    let roots = (0..nf as FuncId).filter(|&f| {
+        f as usize == nf - 1 || s.live[f as usize] || !s.callees[f as usize].is_empty()
+    });
     let sccs = crate::scc::tarjan(nf, roots, |f| &s.callees[f as usize]);
     let mut comp_of = vec![usize::MAX; nf];
     for (i, c) in sccs.iter().enumerate() {
@@ -100,7 +113,11 @@ pub fn compute(s: &Solver) -> ModRef {
             comp_of[f as usize] = i;
         }
     }
-    let mut mr = ModRef { modset: vec![RoaringBitmap::new(); nf], refset: vec![RoaringBitmap::new(); nf], walked };
+    let mut mr = ModRef {
+        modset: vec![RoaringBitmap::new(); nf],
+        refset: vec![RoaringBitmap::new(); nf],
+        walked,
+    };
     // What callers outside a function's component see: without the component's locals,
     // which die before control returns to them.
     let mut out_mod = vec![RoaringBitmap::new(); nf];

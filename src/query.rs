@@ -74,14 +74,28 @@ pub enum Node {
 impl Answer {
     /// The answer of a call analysed from `abs`.
     pub fn new(abs: &AbstractState, r: CallResult) -> Answer {
-        let uids = abs.objects.iter().enumerate().filter_map(|(i, o)| Some((o.uid?, i as u32))).collect();
+        let uids = abs
+            .objects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| Some((o.uid?, i as u32)))
+            .collect();
         let layouts = abs.objects.iter().map(|o| o.layout).collect();
-        let unknown_obj = abs.objects.iter().position(|o| o.site == UNKNOWN_SITE).map(|i| i as u32);
-        let names_unknown = |set: &[ResLoc]| unknown_obj.is_some_and(|u| in_set_unique(set, u, None));
+        let unknown_obj = abs
+            .objects
+            .iter()
+            .position(|o| o.site == UNKNOWN_SITE)
+            .map(|i| i as u32);
+        let names_unknown =
+            |set: &[ResLoc]| unknown_obj.is_some_and(|u| in_set_unique(set, u, None));
         let writes_unknown = names_unknown(&r.modset) || r.calls_unknown;
         let reads_unknown = names_unknown(&r.refset);
-        let unknown = writes_unknown || reads_unknown || r.points_to.sets.iter().any(|s| names_unknown(s));
-        debug_assert!(r.modset.windows(2).all(|w| w[0] < w[1]) && r.refset.windows(2).all(|w| w[0] < w[1]), "sets are sorted");
+        let unknown =
+            writes_unknown || reads_unknown || r.points_to.sets.iter().any(|s| names_unknown(s));
+        debug_assert!(
+            r.modset.windows(2).all(|w| w[0] < w[1]) && r.refset.windows(2).all(|w| w[0] < w[1]),
+            "sets are sorted"
+        );
         Answer {
             uids,
             layouts,
@@ -99,7 +113,11 @@ impl Answer {
 
     /// The whole-program answer for calls of `f` (SPA): its mod/ref sets over static
     /// sites, the same for every state. No points-to sets (clients resolve as KLEE would).
-    pub fn whole_program(a: &crate::analysis::Analysis, f: crate::facts::FuncId, points_to: Option<Arc<ValueSets>>) -> Answer {
+    pub fn whole_program(
+        a: &crate::analysis::Analysis,
+        f: crate::facts::FuncId,
+        points_to: Option<Arc<ValueSets>>,
+    ) -> Answer {
         let set = whole_program_locs(a);
         Answer {
             uids: FxHashMap::default(),
@@ -119,20 +137,31 @@ impl Answer {
     /// The whole program's points-to sets of every dereferenced pointer (SPA), shared by
     /// the answers of every function.
     pub fn whole_program_points_to(a: &crate::analysis::Analysis) -> Arc<ValueSets> {
-        Arc::new(crate::local::value_sets(&a.solver, &|v| Some(v), &|f| Some(f), &whole_program_locs(a)))
+        Arc::new(crate::local::value_sets(
+            &a.solver,
+            &|v| Some(v),
+            &|f| Some(f),
+            &whole_program_locs(a),
+        ))
     }
 }
 
 /// A whole-program location set as result locations: the program's objects by id, the
 /// solver's own by label.
-fn whole_program_locs<'a>(a: &'a crate::analysis::Analysis) -> impl Fn(&roaring::RoaringBitmap) -> Vec<ResLoc> + 'a {
+fn whole_program_locs<'a>(
+    a: &'a crate::analysis::Analysis,
+) -> impl Fn(&roaring::RoaringBitmap) -> Vec<ResLoc> + 'a {
     move |b| {
         let s = &a.solver;
         let mut v: Vec<ResLoc> = b
             .iter()
             .map(|n| {
                 let o = s.obj_of(n);
-                let field = if s.is_fi(o) { None } else { Some(s.field_of(n)) };
+                let field = if s.is_fi(o) {
+                    None
+                } else {
+                    Some(s.field_of(n))
+                };
                 if (o as usize) < a.prog().objects.len() {
                     ResLoc::Static { obj: o, field }
                 } else {
@@ -151,7 +180,9 @@ impl Answer {
         // KLEE's own objects (errno, the ctype tables, argv): a library model's static
         // storage (`RetStatic`: `__errno_location()`) stands for them without being them,
         // even when the state reached them (`&errno` stored in a struct).
-        let Some(s) = o.site else { return Node::Unknown };
+        let Some(s) = o.site else {
+            return Node::Unknown;
+        };
         if let Some(&i) = self.uids.get(&o.id) {
             return Node::Unique(i);
         }
@@ -163,7 +194,11 @@ impl Answer {
         }
         if o.existed {
             // SPA has no unique sites: an object of the state is its static site.
-            return if self.whole_program { Node::Static(s) } else { Node::Unreached };
+            return if self.whole_program {
+                Node::Static(s)
+            } else {
+                Node::Unreached
+            };
         }
         if prog.objects[s as usize].kind == ObjKind::Stack {
             Node::Local
@@ -184,10 +219,24 @@ impl Answer {
 
     /// Whether a set names `o`'s bytes `range`. Conservative where the answer cannot tell:
     /// an object of no known site, a local of the call (the callers handle `unknown`).
-    fn may(&self, prog: &Program, set: &[ResLoc], o: &LiveObject, range: Option<(u64, u64)>) -> bool {
+    fn may(
+        &self,
+        prog: &Program,
+        set: &[ResLoc],
+        o: &LiveObject,
+        range: Option<(u64, u64)>,
+    ) -> bool {
         match self.node_of(prog, o) {
-            Node::Unique(i) => in_set_unique(set, i, fields(prog, self.layouts[i as usize], range).as_deref()),
-            Node::Static(s) => in_set_static(set, s, fields(prog, prog.objects[s as usize].layout, range).as_deref()),
+            Node::Unique(i) => in_set_unique(
+                set,
+                i,
+                fields(prog, self.layouts[i as usize], range).as_deref(),
+            ),
+            Node::Static(s) => in_set_static(
+                set,
+                s,
+                fields(prog, prog.objects[s as usize].layout, range).as_deref(),
+            ),
             Node::Unreached => false,
             Node::Local | Node::Unknown => true,
         }
@@ -210,7 +259,11 @@ impl Answer {
         let set = self.points_to(pointer)?;
         // A value loaded through `unknown` has it in its set; any other set is exact unless
         // the call may have written anywhere.
-        if self.writes_unknown || self.unknown_obj.is_some_and(|u| in_set_unique(set, u, None)) {
+        if self.writes_unknown
+            || self
+                .unknown_obj
+                .is_some_and(|u| in_set_unique(set, u, None))
+        {
             return Some(true);
         }
         Some(match self.node_of(prog, o) {
@@ -250,7 +303,15 @@ impl Answer {
         use std::mem::size_of;
         let loc = |v: &Vec<ResLoc>| {
             v.capacity() * size_of::<ResLoc>()
-                + v.iter().map(|l| if let ResLoc::Made(s) = l { s.capacity() } else { 0 }).sum::<usize>()
+                + v.iter()
+                    .map(|l| {
+                        if let ResLoc::Made(s) = l {
+                            s.capacity()
+                        } else {
+                            0
+                        }
+                    })
+                    .sum::<usize>()
         };
         let mut n = self.uids.capacity() * (size_of::<(StateObjId, u32)>() + 1)
             + self.layouts.capacity() * size_of::<Option<LayoutId>>()
@@ -263,7 +324,8 @@ impl Answer {
         if let Some(p) = &self.post {
             n += p.objects.capacity() * size_of::<crate::abstraction::AbsObject>()
                 + p.objects.iter().map(|o| o.site.capacity()).sum::<usize>()
-                + p.edges.capacity() * size_of::<(crate::abstraction::AbsLoc, crate::abstraction::AbsLoc)>();
+                + p.edges.capacity()
+                    * size_of::<(crate::abstraction::AbsLoc, crate::abstraction::AbsLoc)>();
         }
         n
     }
@@ -278,18 +340,24 @@ fn fields(prog: &Program, l: Option<LayoutId>, range: Option<(u64, u64)>) -> Opt
 fn in_set_unique(set: &[ResLoc], obj: u32, fields: Option<&[u32]>) -> bool {
     // ResLoc orders by kind, object, then field (None first): the object's entries are a run.
     let start = set.partition_point(|l| *l < ResLoc::Abs { obj, field: None });
-    set[start..].iter().take_while(|l| matches!(l, ResLoc::Abs { obj: o, .. } if *o == obj)).any(|l| match l {
-        ResLoc::Abs { field, .. } => field_matches(*field, fields),
-        _ => false,
-    })
+    set[start..]
+        .iter()
+        .take_while(|l| matches!(l, ResLoc::Abs { obj: o, .. } if *o == obj))
+        .any(|l| match l {
+            ResLoc::Abs { field, .. } => field_matches(*field, fields),
+            _ => false,
+        })
 }
 
 fn in_set_static(set: &[ResLoc], obj: ObjId, fields: Option<&[u32]>) -> bool {
     let start = set.partition_point(|l| *l < ResLoc::Static { obj, field: None });
-    set[start..].iter().take_while(|l| matches!(l, ResLoc::Static { obj: o, .. } if *o == obj)).any(|l| match l {
-        ResLoc::Static { field, .. } => field_matches(*field, fields),
-        _ => false,
-    })
+    set[start..]
+        .iter()
+        .take_while(|l| matches!(l, ResLoc::Static { obj: o, .. } if *o == obj))
+        .any(|l| match l {
+            ResLoc::Static { field, .. } => field_matches(*field, fields),
+            _ => false,
+        })
 }
 
 /// A set's field (None: the whole object) against the fields asked (None: any).

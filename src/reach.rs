@@ -68,7 +68,9 @@ impl Reach {
                     Constraint::AddrOf { obj, .. } => {
                         objs.insert(obj);
                     }
-                    Constraint::Copy { dst, src } | Constraint::Gep { dst, src, .. } | Constraint::MemCopy { dst, src, .. } => {
+                    Constraint::Copy { dst, src }
+                    | Constraint::Gep { dst, src, .. }
+                    | Constraint::MemCopy { dst, src, .. } => {
                         var(dst, &mut objs);
                         var(src, &mut objs);
                     }
@@ -113,7 +115,11 @@ impl Reach {
             named_funcs[f] = funcs.into_iter().collect();
             named_funcs[f].sort_unstable();
         }
-        Reach { named_globals, named_funcs, memo: RefCell::new(FxHashMap::default()) }
+        Reach {
+            named_globals,
+            named_funcs,
+            memo: RefCell::new(FxHashMap::default()),
+        }
     }
 
     /// The globals that `f` and every function it reaches through named functions name,

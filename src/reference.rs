@@ -69,9 +69,15 @@ pub enum MemCopyMode {
 pub enum CallOrigin {
     Program(CallId),
     /// A model's `Callback` effect, made when call `parent` binds `target` (`apply_model`).
-    Callback { parent: usize, target: FuncId, effect: usize },
+    Callback {
+        parent: usize,
+        target: FuncId,
+        effect: usize,
+    },
     /// Unknown code calling escaped function object `obj` (`Cx::EscapeClosure`).
-    Escape { obj: ObjId },
+    Escape {
+        obj: ObjId,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,8 +103,15 @@ pub struct RCall {
 
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum MemCopyOrigin {
-    Constraint { func: Option<FuncId>, index: usize },
-    Model { call: usize, target: FuncId, effect: usize },
+    Constraint {
+        func: Option<FuncId>,
+        index: usize,
+    },
+    Model {
+        call: usize,
+        target: FuncId,
+        effect: usize,
+    },
 }
 
 /// One memcopy: contents of the objects of `src` flow to those of `dst`.
@@ -239,7 +252,9 @@ impl<'p> Reference<'p> {
     // ---- locations (Solver::layout, is_fi, loc, canon, field_range, covering) ----------
 
     pub fn layout(&self, o: ObjId) -> Option<&'p Layout> {
-        self.objects[o as usize].layout.map(|l| &self.prog.layouts[l as usize])
+        self.objects[o as usize]
+            .layout
+            .map(|l| &self.prog.layouts[l as usize])
     }
 
     /// Solver::is_fi: no layout, or collapsed.
@@ -284,12 +299,17 @@ impl<'p> Reference<'p> {
         if self.is_fi(o) {
             return vec![(o, 0)];
         }
-        let lay = self.layout(o).expect("field-sensitive objects have a layout");
+        let lay = self
+            .layout(o)
+            .expect("field-sensitive objects have a layout");
         let fi = &lay.fields[f as usize];
         if size <= fi.size {
             return vec![(o, f)];
         }
-        lay.fields_in(fi.offset as i64, size).into_iter().map(|k| (o, k)).collect()
+        lay.fields_in(fi.offset as i64, size)
+            .into_iter()
+            .map(|k| (o, k))
+            .collect()
     }
 
     /// Solver::copied_fields: what a copy of `size` bytes (whole object if None) at `l`
@@ -299,7 +319,11 @@ impl<'p> Reference<'p> {
             return Vec::new();
         }
         match size {
-            Some(n) => self.covering(l, n).into_iter().map(|k| self.canon(k)).collect(),
+            Some(n) => self
+                .covering(l, n)
+                .into_iter()
+                .map(|k| self.canon(k))
+                .collect(),
             None => self.field_range(l.0),
         }
     }
@@ -312,7 +336,9 @@ impl<'p> Reference<'p> {
         if self.is_fi(o) || self.nfields(o) == 1 {
             return vec![(o, 0)];
         }
-        let lay = self.layout(o).expect("field-sensitive objects have a layout");
+        let lay = self
+            .layout(o)
+            .expect("field-sensitive objects have a layout");
         let b = lay.fields[f as usize].offset as i64 + g.offset;
         let f2 = lay.field_at(b);
         if !g.strides.iter().all(|&s| lay.stride_keeps_field(f2, s)) {
@@ -335,7 +361,8 @@ impl<'p> Reference<'p> {
         }
         self.canonical_for = self.collapsed.clone();
         self.changed = true;
-        let canon_set = |r: &Self, s: &LocSet| -> LocSet { s.iter().map(|&l| r.canon(l)).collect() };
+        let canon_set =
+            |r: &Self, s: &LocSet| -> LocSet { s.iter().map(|&l| r.canon(l)).collect() };
         let pts = std::mem::take(&mut self.pts);
         self.pts = pts.iter().map(|(v, s)| (*v, canon_set(self, s))).collect();
         let mem = std::mem::take(&mut self.mem);
@@ -399,7 +426,15 @@ impl<'p> Reference<'p> {
         for f in self.live.clone() {
             let func = &prog.functions[f as usize];
             for a in &func.accesses {
-                self.add_access(f, RAccess { ptr: Var::Prog(a.ptr), size: a.size, write: a.write, deep: false });
+                self.add_access(
+                    f,
+                    RAccess {
+                        ptr: Var::Prog(a.ptr),
+                        size: a.size,
+                        write: a.write,
+                        deep: false,
+                    },
+                );
             }
             if let Some((vobj, vvar)) = func.varargs {
                 self.add_pts(Var::Prog(vvar), (vobj, 0));
@@ -443,15 +478,22 @@ impl<'p> Reference<'p> {
                 self.add_pts_all(Var::Prog(*dst), s);
             }
             // apply_cx Cx::Load: covering(loc, size) -> dst, for every loc of ptr.
-            Constraint::Load { dst, ptr, size } => self.load(Var::Prog(*dst), Var::Prog(*ptr), *size),
+            Constraint::Load { dst, ptr, size } => {
+                self.load(Var::Prog(*dst), Var::Prog(*ptr), *size)
+            }
             // apply_cx Cx::Store.
-            Constraint::Store { ptr, src, size } => self.store(Var::Prog(*ptr), Var::Prog(*src), *size),
+            Constraint::Store { ptr, src, size } => {
+                self.store(Var::Prog(*ptr), Var::Prog(*src), *size)
+            }
             // apply_cx Cx::Gep: shift every loc of src.
             Constraint::Gep { dst, src, gep } => self.gep(Var::Prog(*dst), Var::Prog(*src), gep),
             // add_memcopy: applied with the other memcopies in `memcopy`.
-            Constraint::MemCopy { dst, src, size } => {
-                self.memcopy_instance(MemCopyOrigin::Constraint { func, index }, Var::Prog(*dst), Var::Prog(*src), *size)
-            }
+            Constraint::MemCopy { dst, src, size } => self.memcopy_instance(
+                MemCopyOrigin::Constraint { func, index },
+                Var::Prog(*dst),
+                Var::Prog(*src),
+                *size,
+            ),
             // install: Escape -> edge src -> ext.
             Constraint::Escape { src } => {
                 let s = self.points_to(Var::Prog(*src));
@@ -586,8 +628,14 @@ impl<'p> Reference<'p> {
             return true;
         }
         let call = &self.calls[c];
-        let Some(arg_ptr) = &call.arg_ptr else { return true };
-        let args_fit = f.formals.iter().zip(arg_ptr).all(|(fo, &a)| fo.is_some() == a);
+        let Some(arg_ptr) = &call.arg_ptr else {
+            return true;
+        };
+        let args_fit = f
+            .formals
+            .iter()
+            .zip(arg_ptr)
+            .all(|(fo, &a)| fo.is_some() == a);
         let ret_fits = call.ret.is_none() || f.ret.is_some();
         args_fit && ret_fits
     }
@@ -633,9 +681,21 @@ impl<'p> Reference<'p> {
         if let Some(h) = self.calls[c].heap {
             return h;
         }
-        let caller = self.prog.functions.get(self.calls[c].caller as usize).map(|f| f.name.as_str()).unwrap_or("<external>");
+        let caller = self
+            .prog
+            .functions
+            .get(self.calls[c].caller as usize)
+            .map(|f| f.name.as_str())
+            .unwrap_or("<external>");
         let label = crate::site::heap(caller, self.calls[c].line);
-        self.objects.push(Object { label, kind: ObjKind::Heap, layout: None, owner: None, func: None, readonly: false });
+        self.objects.push(Object {
+            label,
+            kind: ObjKind::Heap,
+            layout: None,
+            owner: None,
+            func: None,
+            readonly: false,
+        });
         let o = (self.objects.len() - 1) as ObjId;
         self.calls[c].heap = Some(o);
         self.site_call.insert(o, c);
@@ -648,7 +708,8 @@ impl<'p> Reference<'p> {
         if let Some(&c) = self.call_index.get(&call.origin) {
             return c;
         }
-        self.call_index.insert(call.origin.clone(), self.calls.len());
+        self.call_index
+            .insert(call.origin.clone(), self.calls.len());
         self.calls.push(call);
         self.changed = true;
         self.calls.len() - 1
@@ -680,8 +741,24 @@ impl<'p> Reference<'p> {
                 }
                 // The solver adds these only `if self.accesses[x].is_empty()`: see the
                 // module comment.
-                self.add_access(x, RAccess { ptr: Var::Ext, size: None, write: true, deep: false });
-                self.add_access(x, RAccess { ptr: Var::Ext, size: None, write: false, deep: false });
+                self.add_access(
+                    x,
+                    RAccess {
+                        ptr: Var::Ext,
+                        size: None,
+                        write: true,
+                        deep: false,
+                    },
+                );
+                self.add_access(
+                    x,
+                    RAccess {
+                        ptr: Var::Ext,
+                        size: None,
+                        write: false,
+                        deep: false,
+                    },
+                );
                 return;
             }
         };
@@ -698,13 +775,30 @@ impl<'p> Reference<'p> {
                         let h = self.site_object(c);
                         self.add_pts(r, (h, 0));
                         if let Some(a) = arg(i) {
-                            self.memcopy_instance(MemCopyOrigin::Model { call: c, target: g, effect: k }, r, a, None);
+                            self.memcopy_instance(
+                                MemCopyOrigin::Model {
+                                    call: c,
+                                    target: g,
+                                    effect: k,
+                                },
+                                r,
+                                a,
+                                None,
+                            );
                         }
                     }
                 }
                 Effect::ModRet => {
                     if let Some(r) = call.ret {
-                        self.add_access(caller, RAccess { ptr: r, size: None, write: true, deep: false });
+                        self.add_access(
+                            caller,
+                            RAccess {
+                                ptr: r,
+                                size: None,
+                                write: true,
+                                deep: false,
+                            },
+                        );
                     }
                 }
                 Effect::RetArg(i) => {
@@ -722,18 +816,43 @@ impl<'p> Reference<'p> {
                     if let Some(a) = arg(i) {
                         let write = matches!(e, Effect::Mod(_) | Effect::ModDeep(_));
                         let deep = matches!(e, Effect::ModDeep(_) | Effect::RefDeep(_));
-                        self.add_access(caller, RAccess { ptr: a, size: None, write, deep });
+                        self.add_access(
+                            caller,
+                            RAccess {
+                                ptr: a,
+                                size: None,
+                                write,
+                                deep,
+                            },
+                        );
                     }
                 }
                 Effect::ModFrom(i) | Effect::RefFrom(i) => {
                     let write = matches!(e, Effect::ModFrom(_));
                     for a in call.args.iter().skip(i).flatten() {
-                        self.add_access(caller, RAccess { ptr: *a, size: None, write, deep: false });
+                        self.add_access(
+                            caller,
+                            RAccess {
+                                ptr: *a,
+                                size: None,
+                                write,
+                                deep: false,
+                            },
+                        );
                     }
                 }
                 Effect::Copy(d, s) => {
                     if let (Some(d), Some(s)) = (arg(d), arg(s)) {
-                        self.memcopy_instance(MemCopyOrigin::Model { call: c, target: g, effect: k }, d, s, None);
+                        self.memcopy_instance(
+                            MemCopyOrigin::Model {
+                                call: c,
+                                target: g,
+                                effect: k,
+                            },
+                            d,
+                            s,
+                            None,
+                        );
                     }
                 }
                 Effect::StoreInto { ptr, into } => {
@@ -754,7 +873,11 @@ impl<'p> Reference<'p> {
                 Effect::Callback { func, args } => {
                     if let Some(fp) = arg(func) {
                         self.synthetic_call(RCall {
-                            origin: CallOrigin::Callback { parent: c, target: g, effect: k },
+                            origin: CallOrigin::Callback {
+                                parent: c,
+                                target: g,
+                                effect: k,
+                            },
                             caller: call.caller,
                             callee: RCallee::Indirect(fp),
                             args: args.iter().map(|&i| arg(i)).collect(),
@@ -824,10 +947,20 @@ impl<'p> Reference<'p> {
             let (d, s) = (self.points_to(m.dst), self.points_to(m.src));
             let bound = |set: &LocSet| -> u64 {
                 let objs: BTreeSet<ObjId> = set.iter().map(|l| l.0).collect();
-                objs.iter().map(|&o| if self.collapsed.contains(&o) { self.nfields(o) as u64 } else { set.iter().filter(|l| l.0 == o).count() as u64 }).sum()
+                objs.iter()
+                    .map(|&o| {
+                        if self.collapsed.contains(&o) {
+                            self.nfields(o) as u64
+                        } else {
+                            set.iter().filter(|l| l.0 == o).count() as u64
+                        }
+                    })
+                    .sum()
             };
             if bound(&d) * bound(&s) > 4096 {
-                return Err(MemCopyChoice::Merged(format!("memcopy {i} may have gone to merged mode")));
+                return Err(MemCopyChoice::Merged(format!(
+                    "memcopy {i} may have gone to merged mode"
+                )));
             }
             for ld in &d {
                 for ls in &s {
@@ -918,10 +1051,25 @@ impl<'p> Reference<'p> {
                 seen
             })
             .collect();
-        let comp: Vec<Vec<usize>> = (0..nf).map(|f| (0..nf).filter(|&g| reach[f].contains(&g) && reach[g].contains(&f)).collect()).collect();
+        let comp: Vec<Vec<usize>> = (0..nf)
+            .map(|f| {
+                (0..nf)
+                    .filter(|&g| reach[f].contains(&g) && reach[g].contains(&f))
+                    .collect()
+            })
+            .collect();
         // Recursive: f calls something that reaches f.
-        let recursive: Vec<bool> = (0..nf).map(|f| self.callees[f].iter().any(|&g| reach[g as usize].contains(&f))).collect();
-        let comp_locals: Vec<LocSet> = comp.iter().map(|c| c.iter().flat_map(|&h| locals[h].iter().copied()).collect()).collect();
+        let recursive: Vec<bool> = (0..nf)
+            .map(|f| {
+                self.callees[f]
+                    .iter()
+                    .any(|&g| reach[g as usize].contains(&f))
+            })
+            .collect();
+        let comp_locals: Vec<LocSet> = comp
+            .iter()
+            .map(|c| c.iter().flat_map(|&h| locals[h].iter().copied()).collect())
+            .collect();
         // What a function's component does (all: m) and what its callers see (out: without
         // the component's locals, which die before control returns to them).
         let (mut m_all, mut r_all) = (vec![LocSet::new(); nf], vec![LocSet::new(); nf]);
@@ -952,8 +1100,20 @@ impl<'p> Reference<'p> {
             }
         }
         let pick = |all: &[LocSet], out: &[LocSet]| -> Vec<LocSet> {
-            (0..nf).map(|f| if recursive[f] { all[f].clone() } else { out[f].clone() }).collect()
+            (0..nf)
+                .map(|f| {
+                    if recursive[f] {
+                        all[f].clone()
+                    } else {
+                        out[f].clone()
+                    }
+                })
+                .collect()
         };
-        RefModRef { modset: pick(&m_all, &m_out), refset: pick(&r_all, &r_out), walked }
+        RefModRef {
+            modset: pick(&m_all, &m_out),
+            refset: pick(&r_all, &r_out),
+            walked,
+        }
     }
 }

@@ -6,7 +6,11 @@ const UNSEEN: u32 = u32::MAX;
 /// Components of the graph `succ` over nodes `0..n`, visiting from `roots` in order.
 /// Components come out sinks first (reverse topological order); deterministic for a
 /// deterministic graph.
-pub fn tarjan<'a>(n: usize, roots: impl Iterator<Item = u32>, succ: impl Fn(u32) -> &'a [u32]) -> Vec<Vec<u32>> {
+pub fn tarjan<'a>(
+    n: usize,
+    roots: impl Iterator<Item = u32>,
+    succ: impl Fn(u32) -> &'a [u32],
+) -> Vec<Vec<u32>> {
     let mut scratch = Scratch::default();
     let comps = scratch.run(n, roots, succ);
     comps.iter().map(|c| c.to_vec()).collect()
@@ -53,7 +57,12 @@ impl<'s> Components<'s> {
 
 impl Scratch {
     /// As [`tarjan`], reusing this scratch's arrays; only the nodes visited are reset.
-    pub fn run<'a>(&mut self, n: usize, roots: impl Iterator<Item = u32>, succ: impl Fn(u32) -> &'a [u32]) -> Components<'_> {
+    pub fn run<'a>(
+        &mut self,
+        n: usize,
+        roots: impl Iterator<Item = u32>,
+        succ: impl Fn(u32) -> &'a [u32],
+    ) -> Components<'_> {
         for &v in &self.visited {
             self.index[v as usize] = UNSEEN;
             self.on_stack[v as usize] = false;
@@ -66,10 +75,21 @@ impl Scratch {
         }
         self.nodes.clear();
         self.ends.clear();
-        let Scratch { index, low, on_stack, visited, nodes, ends } = self;
+        let Scratch {
+            index,
+            low,
+            on_stack,
+            visited,
+            nodes,
+            ends,
+        } = self;
         let (mut stack, mut next) = (Vec::new(), 0u32);
         let mut calls: Vec<(u32, usize)> = Vec::new();
-        let mut visit = |v: u32, index: &mut Vec<u32>, low: &mut Vec<u32>, stack: &mut Vec<u32>, calls: &mut Vec<(u32, usize)>| {
+        let mut visit = |v: u32,
+                         index: &mut Vec<u32>,
+                         low: &mut Vec<u32>,
+                         stack: &mut Vec<u32>,
+                         calls: &mut Vec<(u32, usize)>| {
             index[v as usize] = next;
             low[v as usize] = next;
             next += 1;
@@ -141,7 +161,11 @@ mod tests {
         let mut sc = Scratch::default();
         for (n, graph) in [(4, &g), (4, &g), (3, &h)] {
             let fresh = tarjan(n, 0..n as u32, |v| &graph[v as usize]);
-            let again: Vec<Vec<u32>> = sc.run(n, 0..n as u32, |v| &graph[v as usize]).iter().map(|c| c.to_vec()).collect();
+            let again: Vec<Vec<u32>> = sc
+                .run(n, 0..n as u32, |v| &graph[v as usize])
+                .iter()
+                .map(|c| c.to_vec())
+                .collect();
             assert_eq!(again, fresh);
         }
         // g: 0 -> 3 -> 0 and 1 <-> 2: one component {0, 3}, one {1, 2}.

@@ -7,20 +7,20 @@
 
 use crate::abstraction::{AbsLoc, AbsStats, AbstractState, PostState};
 use crate::facts::{FuncId, LayoutId, Program};
-use crate::slice::{ProgramIndex, Slice};
-use rustc_hash::FxHashMap;
-use std::rc::Rc;
 use crate::frontend::{self, FrontOptions, Module};
 use crate::local::{self, CallResult, ReadKey};
-use crate::summaries::{ReuseStats, SummaryCache};
 use crate::memory_graph::{MemoryGraph, Roots};
 use crate::reach::Reach;
+use crate::slice::{ProgramIndex, Slice};
 use crate::snapshot::LoadedSnapshot;
 use crate::state::{ObjType, SymbolicState};
+use crate::summaries::{ReuseStats, SummaryCache};
 use anyhow::{anyhow, bail, Result};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
+use std::rc::Rc;
 use std::time::Instant;
 
 /// The `pspa.modref/1` report of one call.
@@ -126,7 +126,11 @@ impl Session {
     /// Reuse a cached summary of an isomorphic state, or solve and cache. One call may
     /// take several of these (an on-demand projection grows between them); the caller
     /// counts the call.
-    fn solve_or_reuse(&mut self, abs: &AbstractState, need_post: bool) -> Result<(CallResult, bool, f64)> {
+    fn solve_or_reuse(
+        &mut self,
+        abs: &AbstractState,
+        need_post: bool,
+    ) -> Result<(CallResult, bool, f64)> {
         let mut canon = None;
         if self.reuse {
             let t = Instant::now();
@@ -184,7 +188,11 @@ impl Session {
     fn slice_for(&mut self, roots: &[FuncId]) -> Rc<Slice> {
         // A slice copies the program's layouts: one made before a state brought a new type
         // (`layout_for`) lacks it, and is made again.
-        if let Some(sl) = self.slices.get(roots).filter(|sl| sl.prog.layouts.len() == self.prog.layouts.len()) {
+        if let Some(sl) = self
+            .slices
+            .get(roots)
+            .filter(|sl| sl.prog.layouts.len() == self.prog.layouts.len())
+        {
             return sl.clone();
         }
         // Bounded by count and by size: a slice of most of the program is a copy of it.
@@ -195,7 +203,9 @@ impl Session {
         let reach = self.reach.get_or_init(|| Reach::new(&self.prog));
         // Objects, constraints and initialisers never change after the front end (states
         // only add layouts), so the index is built once.
-        let index = self.slice_index.get_or_init(|| ProgramIndex::new(&self.prog));
+        let index = self
+            .slice_index
+            .get_or_init(|| ProgramIndex::new(&self.prog));
         let sl = Rc::new(Slice::new(&self.prog, reach, index, roots));
         self.slice_vars += sl.prog.num_vars as u64;
         self.slices.insert(roots.to_vec(), sl.clone());
@@ -206,7 +216,11 @@ impl Session {
     /// points to.
     fn slice_roots(&self, abs: &AbstractState) -> Vec<FuncId> {
         let mut roots: Vec<FuncId> = vec![abs.function];
-        let funcs = abs.args.iter().flatten().chain(abs.edges.iter().map(|(_, t)| t));
+        let funcs = abs
+            .args
+            .iter()
+            .flatten()
+            .chain(abs.edges.iter().map(|(_, t)| t));
         roots.extend(funcs.filter_map(|l| match *l {
             AbsLoc::Func(f) => Some(f),
             AbsLoc::Field { .. } => None,
@@ -228,7 +242,8 @@ impl Session {
 
     /// A session over a module already loaded (or borrowed from KLEE).
     pub fn from_module(m: Module, opts: &FrontOptions) -> Result<Session> {
-        let prog = frontend::extract(&m, opts).map_err(|e| anyhow!("{}: {}", m.path.display(), e))?;
+        let prog =
+            frontend::extract(&m, opts).map_err(|e| anyhow!("{}: {}", m.path.display(), e))?;
         Ok(Session {
             prog,
             module: m,
@@ -261,7 +276,10 @@ impl Session {
         if self.all_globals {
             Roots::AllGlobals
         } else {
-            Roots::Named(&self.prog, self.reach.get_or_init(|| Reach::new(&self.prog)))
+            Roots::Named(
+                &self.prog,
+                self.reach.get_or_init(|| Reach::new(&self.prog)),
+            )
         }
     }
 
@@ -275,7 +293,10 @@ impl Session {
             let bare = name.trim_start_matches('%');
             match self.prog.layouts.iter().position(|l| l.name == bare) {
                 Some(i) => Some(i as LayoutId),
-                None => self.module.layout_of_type_name(&name).map(|l| self.prog.add_layout(l)),
+                None => self
+                    .module
+                    .layout_of_type_name(&name)
+                    .map(|l| self.prog.add_layout(l)),
             }
         });
         self.type_layouts.insert(ty.clone(), l);
@@ -295,21 +316,33 @@ impl Session {
     }
 
     /// The points-to sets of a result, labelled, by variable name.
-    pub fn points_to_labels(&self, abs: &AbstractState, result: &CallResult) -> std::collections::BTreeMap<String, Vec<String>> {
+    pub fn points_to_labels(
+        &self,
+        abs: &AbstractState,
+        result: &CallResult,
+    ) -> std::collections::BTreeMap<String, Vec<String>> {
         let mut out = std::collections::BTreeMap::new();
         for &(v, i) in &result.points_to.vars {
             let mut name = self.prog.var_name(v).to_string();
             if out.contains_key(&name) {
                 name = format!("{name}#{v}");
             }
-            out.insert(name, CallResult::labels(&self.prog, abs, &result.points_to.sets[i as usize]));
+            out.insert(
+                name,
+                CallResult::labels(&self.prog, abs, &result.points_to.sets[i as usize]),
+            );
         }
         out
     }
 
     /// Analyse the call of a state. When `path` is given, post-states of earlier skipped
     /// calls on that path are merged in, and this call's post-state is kept if `skipped`.
-    pub fn analyze_state(&mut self, st: &dyn SymbolicState, path: Option<&str>, skipped: bool) -> Result<ModRefReport> {
+    pub fn analyze_state(
+        &mut self,
+        st: &dyn SymbolicState,
+        path: Option<&str>,
+        skipped: bool,
+    ) -> Result<ModRefReport> {
         let t = Instant::now();
         let (g, abs, result, mut stats) = if self.on_demand && path.is_none() {
             self.analyze_on_demand(&mut |sess, g, what| fetch(st, sess.roots(), g, what))?
@@ -350,7 +383,10 @@ impl Session {
         let need_post = path.is_some() && skipped;
         let (mut result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post)?;
         self.count_call(reused);
-        debug_assert!(result.demand.is_empty(), "an eager projection has no opaque object");
+        debug_assert!(
+            result.demand.is_empty(),
+            "an eager projection has no opaque object"
+        );
         let stats = CallStats {
             abstraction: abs_stats,
             merged_post_states: merged,
@@ -361,7 +397,10 @@ impl Session {
             fetch_rounds: 0,
         };
         if let (Some(p), true) = (path, need_post) {
-            self.paths.entry(p.to_string()).or_default().push(std::mem::take(&mut result.post));
+            self.paths
+                .entry(p.to_string())
+                .or_default()
+                .push(std::mem::take(&mut result.post));
         }
         Ok((abs, result, stats))
     }
@@ -376,7 +415,9 @@ impl Session {
             }
         }
         let cache = &self.type_layouts;
-        AbstractState::abstract_graph(&self.prog, g, &|t: &ObjType| cache.get(t).copied().flatten())
+        AbstractState::abstract_graph(&self.prog, g, &|t: &ObjType| {
+            cache.get(t).copied().flatten()
+        })
     }
 
     /// The analysis of a call whose state is read on demand (no post-state: for calls
@@ -406,7 +447,10 @@ impl Session {
         read(self, &mut g, Fetch::Roots)?;
         let roots = g.objects.len();
         let function = self.prog.function_by_name(&g.function);
-        let mut fields = function.and_then(|f| self.predicted.get(&f)).cloned().unwrap_or_default();
+        let mut fields = function
+            .and_then(|f| self.predicted.get(&f))
+            .cloned()
+            .unwrap_or_default();
         if function.is_some_and(|f| self.heavy.contains(&f)) {
             // Its solves are heavy: one round over everything, not several.
             read(self, &mut g, Fetch::All)?;
@@ -478,10 +522,26 @@ impl Session {
         }
         // Which objects may be read at all: those of a layout with a field read, and the
         // untyped objects of a site read.
-        let layouts: rustc_hash::FxHashSet<LayoutId> =
-            fields.iter().filter_map(|k| if let ReadKey::Field(l, _) = k { Some(*l) } else { None }).collect();
-        let untyped_sites: rustc_hash::FxHashSet<&str> =
-            fields.iter().filter_map(|k| if let ReadKey::Untyped(s) = k { Some(s.as_str()) } else { None }).collect();
+        let layouts: rustc_hash::FxHashSet<LayoutId> = fields
+            .iter()
+            .filter_map(|k| {
+                if let ReadKey::Field(l, _) = k {
+                    Some(*l)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let untyped_sites: rustc_hash::FxHashSet<&str> = fields
+            .iter()
+            .filter_map(|k| {
+                if let ReadKey::Untyped(s) = k {
+                    Some(s.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
         let untyped = |site: &str| untyped_sites.contains(site);
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
@@ -505,7 +565,10 @@ impl Session {
             }
             for sl in &g.objects[i as usize].1 {
                 let follow = match layout {
-                    Some(l) => fields.contains(&ReadKey::Field(l, self.prog.layouts[l as usize].field_at(sl.offset as i64))),
+                    Some(l) => fields.contains(&ReadKey::Field(
+                        l,
+                        self.prog.layouts[l as usize].field_at(sl.offset as i64),
+                    )),
                     None => wanted,
                 };
                 if !follow {
@@ -528,7 +591,10 @@ impl Session {
             return None;
         }
         if g.is_global(o.id) {
-            return self.prog.object_by_label(&o.site).and_then(|po| self.prog.objects[po as usize].layout);
+            return self
+                .prog
+                .object_by_label(&o.site)
+                .and_then(|po| self.prog.objects[po as usize].layout);
         }
         let ty = o.ty.as_ref()?;
         // Known types (all but a state's first of each) cost a lookup, not a clone.

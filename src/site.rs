@@ -57,7 +57,9 @@ pub fn kind(site: &str) -> crate::facts::ObjKind {
 
 /// Whether `s` is a site of one of the four kinds a state may hold.
 pub fn is_site(s: &str) -> bool {
-    PREFIXES.iter().any(|p| s.starts_with(p) && s.len() > p.len())
+    PREFIXES
+        .iter()
+        .any(|p| s.starts_with(p) && s.len() > p.len())
 }
 
 /// The field part of a location label.
@@ -150,7 +152,14 @@ mod tests {
 
     #[test]
     fn labels_round_trip() {
-        for l in ["heap:f:3.1", "heap:f:3@12.*", "global:.str.1.0", "global:.str.1@4.0", "func:main.*", "stack:f:x@7.2"] {
+        for l in [
+            "heap:f:3.1",
+            "heap:f:3@12.*",
+            "global:.str.1.0",
+            "global:.str.1@4.0",
+            "func:main.*",
+            "stack:f:x@7.2",
+        ] {
             assert_eq!(Label::parse(l).unwrap().to_string(), l);
         }
     }
@@ -159,7 +168,10 @@ mod tests {
     fn names_with_dots_split_at_the_last_dot() {
         // String literals have dots in their names: global:.str.1 field 0.
         let l = Label::parse("global:.str.1.0").unwrap();
-        assert_eq!((l.site, l.uid, l.field), ("global:.str.1", None, Field::At(0)));
+        assert_eq!(
+            (l.site, l.uid, l.field),
+            ("global:.str.1", None, Field::At(0))
+        );
         assert_eq!(split_location("func:main.*"), Some(("func:main", "*")));
     }
 
@@ -169,14 +181,25 @@ mod tests {
         // Not an id: part of the site.
         assert_eq!(split_object("heap:f@x:3"), ("heap:f@x:3", None));
         assert_eq!(split_object("heap:f:3@"), ("heap:f:3@", None));
-        assert_eq!(Label::parse("heap:f:3@12.2").unwrap().stripped().to_string(), "heap:f:3.2");
+        assert_eq!(
+            Label::parse("heap:f:3@12.2")
+                .unwrap()
+                .stripped()
+                .to_string(),
+            "heap:f:3.2"
+        );
         assert!(Label::parse("heap:f:3").is_none());
         assert!(Label::parse("heap:f:3.x").is_none());
     }
 
     #[test]
     fn sites_are_checked_by_kind() {
-        assert!(is_site(&heap("f", 3)) && is_site(&global("g")) && is_site(&stack("f", "x")) && is_site(&func("f")));
+        assert!(
+            is_site(&heap("f", 3))
+                && is_site(&global("g"))
+                && is_site(&stack("f", "x"))
+                && is_site(&func("f"))
+        );
         assert!(!is_site("heap:") && !is_site("anything") && !is_site(UNKNOWN));
         assert_eq!(global_name(&global("tab")), Some("tab"));
     }

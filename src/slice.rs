@@ -11,7 +11,7 @@
 //! pointers, static objects of merged post-states) are added to the solver as objects of
 //! their own: no code of the slice can name them.
 
-use crate::facts::{Callee, CallId, Constraint, FuncId, ObjId, Program, VarId};
+use crate::facts::{CallId, Callee, Constraint, FuncId, ObjId, Program, VarId};
 use crate::reach::Reach;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -41,7 +41,11 @@ impl ProgramIndex {
         for (i, &(o, ..)) in prog.init.iter().enumerate() {
             inits.entry(o).or_default().push(i);
         }
-        ProgramIndex { owned, const_defs, inits }
+        ProgramIndex {
+            owned,
+            const_defs,
+            inits,
+        }
     }
 }
 
@@ -60,7 +64,11 @@ impl Slice {
     /// The slice of `prog` for calls rooted at `roots` (the callee and the functions its
     /// state points to). `index` is `prog`'s, built once: a slice costs what it holds.
     pub fn new(prog: &Program, reach: &Reach, index: &ProgramIndex, roots: &[FuncId]) -> Slice {
-        let ProgramIndex { owned, const_defs, inits } = index;
+        let ProgramIndex {
+            owned,
+            const_defs,
+            inits,
+        } = index;
         let mut funcs: Vec<FuncId> = Vec::new();
         let mut fseen: FxHashSet<FuncId> = FxHashSet::default();
         let mut objs: Vec<ObjId> = Vec::new();
@@ -141,20 +149,55 @@ impl Slice {
         objs.sort_unstable();
         vars.sort_unstable();
         consts.sort_unstable();
-        let func_slice: FxHashMap<FuncId, FuncId> = funcs.iter().enumerate().map(|(i, &f)| (f, i as FuncId)).collect();
-        let obj_slice: FxHashMap<ObjId, ObjId> = objs.iter().enumerate().map(|(i, &o)| (o, i as ObjId)).collect();
-        let var_slice: FxHashMap<VarId, VarId> = vars.iter().enumerate().map(|(i, &v)| (v, i as VarId)).collect();
+        let func_slice: FxHashMap<FuncId, FuncId> = funcs
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| (f, i as FuncId))
+            .collect();
+        let obj_slice: FxHashMap<ObjId, ObjId> = objs
+            .iter()
+            .enumerate()
+            .map(|(i, &o)| (o, i as ObjId))
+            .collect();
+        let var_slice: FxHashMap<VarId, VarId> = vars
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (v, i as VarId))
+            .collect();
         let fv = |v: VarId| var_slice[&v];
         let fo = |o: ObjId| obj_slice[&o];
         let ff = |f: FuncId| func_slice[&f];
         let map_c = |c: &Constraint| -> Constraint {
             match c.clone() {
-                Constraint::AddrOf { dst, obj, offset } => Constraint::AddrOf { dst: fv(dst), obj: fo(obj), offset },
-                Constraint::Copy { dst, src } => Constraint::Copy { dst: fv(dst), src: fv(src) },
-                Constraint::Load { dst, ptr, size } => Constraint::Load { dst: fv(dst), ptr: fv(ptr), size },
-                Constraint::Store { ptr, src, size } => Constraint::Store { ptr: fv(ptr), src: fv(src), size },
-                Constraint::Gep { dst, src, gep } => Constraint::Gep { dst: fv(dst), src: fv(src), gep },
-                Constraint::MemCopy { dst, src, size } => Constraint::MemCopy { dst: fv(dst), src: fv(src), size },
+                Constraint::AddrOf { dst, obj, offset } => Constraint::AddrOf {
+                    dst: fv(dst),
+                    obj: fo(obj),
+                    offset,
+                },
+                Constraint::Copy { dst, src } => Constraint::Copy {
+                    dst: fv(dst),
+                    src: fv(src),
+                },
+                Constraint::Load { dst, ptr, size } => Constraint::Load {
+                    dst: fv(dst),
+                    ptr: fv(ptr),
+                    size,
+                },
+                Constraint::Store { ptr, src, size } => Constraint::Store {
+                    ptr: fv(ptr),
+                    src: fv(src),
+                    size,
+                },
+                Constraint::Gep { dst, src, gep } => Constraint::Gep {
+                    dst: fv(dst),
+                    src: fv(src),
+                    gep,
+                },
+                Constraint::MemCopy { dst, src, size } => Constraint::MemCopy {
+                    dst: fv(dst),
+                    src: fv(src),
+                    size,
+                },
                 Constraint::Escape { src } => Constraint::Escape { src: fv(src) },
             }
         };
@@ -212,8 +255,18 @@ impl Slice {
             .filter(|(o, ..)| obj_slice.contains_key(o))
             .map(|&(o, off, t, toff)| (fo(o), off, fo(t), toff))
             .collect();
-        p.init_constraints = consts.iter().map(|&i| map_c(&prog.init_constraints[i])).collect();
-        Slice { prog: p, obj_full: objs, obj_slice, func_full: funcs, func_slice, var_full: vars }
+        p.init_constraints = consts
+            .iter()
+            .map(|&i| map_c(&prog.init_constraints[i]))
+            .collect();
+        Slice {
+            prog: p,
+            obj_full: objs,
+            obj_slice,
+            func_full: funcs,
+            func_slice,
+            var_full: vars,
+        }
     }
 
     /// The slice's id of a program object, if the slice has it.
@@ -243,9 +296,9 @@ impl Slice {
 fn constraint_vars(c: &Constraint, out: &mut Vec<VarId>) {
     match *c {
         Constraint::AddrOf { dst, .. } => out.push(dst),
-        Constraint::Copy { dst, src } | Constraint::Gep { dst, src, .. } | Constraint::MemCopy { dst, src, .. } => {
-            out.extend([dst, src])
-        }
+        Constraint::Copy { dst, src }
+        | Constraint::Gep { dst, src, .. }
+        | Constraint::MemCopy { dst, src, .. } => out.extend([dst, src]),
         Constraint::Load { dst, ptr, .. } => out.extend([dst, ptr]),
         Constraint::Store { ptr, src, .. } => out.extend([ptr, src]),
         Constraint::Escape { src } => out.push(src),

@@ -51,11 +51,20 @@ pub enum Arg {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(untagged, deny_unknown_fields)]
 pub enum SnapTarget {
-    Object { object: StateObjId, offset: Option<u64> },
-    Function { function: String },
-    Null { null: bool },
+    Object {
+        object: StateObjId,
+        offset: Option<u64>,
+    },
+    Function {
+        function: String,
+    },
+    Null {
+        null: bool,
+    },
     /// A value that may point anywhere (`Target::Unknown`).
-    Unknown { unknown: bool },
+    Unknown {
+        unknown: bool,
+    },
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -90,7 +99,10 @@ pub struct LoadedSnapshot {
 impl SnapTarget {
     fn to_target(&self) -> Target {
         match self {
-            SnapTarget::Object { object, offset } => Target::Object { id: *object, offset: *offset },
+            SnapTarget::Object { object, offset } => Target::Object {
+                id: *object,
+                offset: *offset,
+            },
             SnapTarget::Function { function } => Target::Function(function.clone()),
             SnapTarget::Null { .. } => Target::Null,
             SnapTarget::Unknown { .. } => Target::Unknown,
@@ -99,8 +111,13 @@ impl SnapTarget {
 
     pub fn from_target(t: &Target) -> SnapTarget {
         match t {
-            Target::Object { id, offset } => SnapTarget::Object { object: *id, offset: *offset },
-            Target::Function(f) => SnapTarget::Function { function: f.clone() },
+            Target::Object { id, offset } => SnapTarget::Object {
+                object: *id,
+                offset: *offset,
+            },
+            Target::Function(f) => SnapTarget::Function {
+                function: f.clone(),
+            },
             Target::Null => SnapTarget::Null { null: true },
             Target::Unknown => SnapTarget::Unknown { unknown: true },
         }
@@ -110,16 +127,26 @@ impl SnapTarget {
 impl LoadedSnapshot {
     /// Read and check a snapshot file. Errors name the file and the problem.
     pub fn load(file: &Path) -> Result<LoadedSnapshot> {
-        let text = std::fs::read_to_string(file).with_context(|| format!("{}: cannot read snapshot", file.display()))?;
-        let v: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| anyhow!("{}: not JSON: {}", file.display(), e))?;
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("{}: cannot read snapshot", file.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| anyhow!("{}: not JSON: {}", file.display(), e))?;
         match v.get("schema").and_then(|s| s.as_str()) {
             Some(SCHEMA) => {}
-            Some(other) => bail!("{}: unsupported schema `{}` (expected `{}`)", file.display(), other, SCHEMA),
-            None => bail!("{}: no `schema` field (expected `{}`)", file.display(), SCHEMA),
+            Some(other) => bail!(
+                "{}: unsupported schema `{}` (expected `{}`)",
+                file.display(),
+                other,
+                SCHEMA
+            ),
+            None => bail!(
+                "{}: no `schema` field (expected `{}`)",
+                file.display(),
+                SCHEMA
+            ),
         }
-        let snap: Snapshot =
-            serde_json::from_value(v).map_err(|e| anyhow!("{}: malformed snapshot: {}", file.display(), e))?;
+        let snap: Snapshot = serde_json::from_value(v)
+            .map_err(|e| anyhow!("{}: malformed snapshot: {}", file.display(), e))?;
         let module_path = {
             let p = Path::new(&snap.module);
             if p.is_absolute() {
@@ -139,25 +166,46 @@ impl LoadedSnapshot {
                 bail!("{}: object id {} appears twice", file.display(), o.id);
             }
             if !crate::site::is_site(&o.site) {
-                bail!("{}: object {}: site `{}` is not a global:, stack:, heap: or func: label", file.display(), o.id, o.site);
+                bail!(
+                    "{}: object {}: site `{}` is not a global:, stack:, heap: or func: label",
+                    file.display(),
+                    o.id,
+                    o.site
+                );
             }
         }
         let check = |t: &SnapTarget, what: &str| -> Result<()> {
             match t {
                 SnapTarget::Object { object, offset } => {
                     let Some(&i) = index.get(object) else {
-                        bail!("{}: {}: dangling object id {}", file.display(), what, object);
+                        bail!(
+                            "{}: {}: dangling object id {}",
+                            file.display(),
+                            what,
+                            object
+                        );
                     };
                     if let Some(off) = offset {
                         let size = snap.objects[i].size;
                         // One past the end is a valid C pointer; further is not.
                         if *off > size {
-                            bail!("{}: {}: offset {} is past the end of object {} (size {})", file.display(), what, off, object, size);
+                            bail!(
+                                "{}: {}: offset {} is past the end of object {} (size {})",
+                                file.display(),
+                                what,
+                                off,
+                                object,
+                                size
+                            );
                         }
                     }
                 }
-                SnapTarget::Null { null: false } => bail!("{}: {}: `null` must be true", file.display(), what),
-                SnapTarget::Unknown { unknown: false } => bail!("{}: {}: `unknown` must be true", file.display(), what),
+                SnapTarget::Null { null: false } => {
+                    bail!("{}: {}: `null` must be true", file.display(), what)
+                }
+                SnapTarget::Unknown { unknown: false } => {
+                    bail!("{}: {}: `unknown` must be true", file.display(), what)
+                }
                 _ => {}
             }
             Ok(())
@@ -171,20 +219,36 @@ impl LoadedSnapshot {
         }
         for (g, id) in &snap.globals {
             if !index.contains_key(id) {
-                bail!("{}: global `{}`: dangling object id {}", file.display(), g, id);
+                bail!(
+                    "{}: global `{}`: dangling object id {}",
+                    file.display(),
+                    g,
+                    id
+                );
             }
         }
         for o in &snap.objects {
             for s in &o.pointers {
                 if s.offset >= o.size.max(1) {
-                    bail!("{}: object {}: pointer at offset {} is outside the object (size {})", file.display(), o.id, s.offset, o.size);
+                    bail!(
+                        "{}: object {}: pointer at offset {} is outside the object (size {})",
+                        file.display(),
+                        o.id,
+                        s.offset,
+                        o.size
+                    );
                 }
                 for t in &s.targets {
                     check(t, &format!("object {} offset {}", o.id, s.offset))?;
                 }
             }
         }
-        Ok(LoadedSnapshot { file, snap, module_path, index })
+        Ok(LoadedSnapshot {
+            file,
+            snap,
+            module_path,
+            index,
+        })
     }
 
     pub fn name(&self) -> String {
@@ -200,7 +264,9 @@ impl SymbolicState for LoadedSnapshot {
             .args
             .iter()
             .map(|a| match a {
-                Arg::Targets { targets } => Some(targets.iter().map(SnapTarget::to_target).collect()),
+                Arg::Targets { targets } => {
+                    Some(targets.iter().map(SnapTarget::to_target).collect())
+                }
                 Arg::Value { .. } => None,
             })
             .collect();
@@ -208,7 +274,11 @@ impl SymbolicState for LoadedSnapshot {
     }
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
-        self.snap.globals.iter().map(|(g, &id)| (g.clone(), id)).collect()
+        self.snap
+            .globals
+            .iter()
+            .map(|(g, &id)| (g.clone(), id))
+            .collect()
     }
 
     fn global(&self, name: &str) -> Option<StateObjId> {
@@ -217,22 +287,37 @@ impl SymbolicState for LoadedSnapshot {
 
     fn object(&self, id: StateObjId) -> Option<StateObject> {
         let o = &self.snap.objects[*self.index.get(&id)?];
-        Some(StateObject { id: o.id, site: o.site.clone(), size: o.size, ty: o.ty.clone().map(crate::state::ObjType::Named) })
+        Some(StateObject {
+            id: o.id,
+            site: o.site.clone(),
+            size: o.size,
+            ty: o.ty.clone().map(crate::state::ObjType::Named),
+        })
     }
 
     fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
-        let Some(&i) = self.index.get(&id) else { return Vec::new() };
+        let Some(&i) = self.index.get(&id) else {
+            return Vec::new();
+        };
         self.snap.objects[i]
             .pointers
             .iter()
-            .map(|s| PointerSlot { offset: s.offset, targets: s.targets.iter().map(SnapTarget::to_target).collect() })
+            .map(|s| PointerSlot {
+                offset: s.offset,
+                targets: s.targets.iter().map(SnapTarget::to_target).collect(),
+            })
             .collect()
     }
 }
 
 /// Record a projected state as a snapshot: the call, the globals, and the objects the call
 /// can reach (replaying it gives the same analysis).
-pub fn record(g: &crate::memory_graph::MemoryGraph, module: &str, path: Option<String>, skipped: bool) -> Snapshot {
+pub fn record(
+    g: &crate::memory_graph::MemoryGraph,
+    module: &str,
+    path: Option<String>,
+    skipped: bool,
+) -> Snapshot {
     let conv = |ts: &[Target]| ts.iter().map(SnapTarget::from_target).collect::<Vec<_>>();
     Snapshot {
         schema: SCHEMA.to_string(),
@@ -245,7 +330,9 @@ pub fn record(g: &crate::memory_graph::MemoryGraph, module: &str, path: Option<S
                 .iter()
                 .map(|a| match a {
                     Some(ts) => Arg::Targets { targets: conv(ts) },
-                    None => Arg::Value { value: "int".to_string() },
+                    None => Arg::Value {
+                        value: "int".to_string(),
+                    },
                 })
                 .collect(),
             skipped,
@@ -260,7 +347,13 @@ pub fn record(g: &crate::memory_graph::MemoryGraph, module: &str, path: Option<S
                 site: o.site.clone(),
                 size: o.size,
                 ty: o.ty.as_ref().and_then(|t| t.name()),
-                pointers: slots.iter().map(|s| SnapSlot { offset: s.offset, targets: conv(&s.targets) }).collect(),
+                pointers: slots
+                    .iter()
+                    .map(|s| SnapSlot {
+                        offset: s.offset,
+                        targets: conv(&s.targets),
+                    })
+                    .collect(),
             })
             .collect(),
     }

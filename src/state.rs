@@ -69,7 +69,10 @@ pub trait SymbolicState {
     fn globals(&self) -> Vec<(String, StateObjId)>;
     /// The object holding global `name`, if the state has it.
     fn global(&self, name: &str) -> Option<StateObjId> {
-        self.globals().into_iter().find(|(g, _)| g == name).map(|(_, id)| id)
+        self.globals()
+            .into_iter()
+            .find(|(g, _)| g == name)
+            .map(|(_, id)| id)
     }
     /// An object of the state, or None for an id the state does not have.
     fn object(&self, id: StateObjId) -> Option<StateObject>;

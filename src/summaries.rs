@@ -116,10 +116,12 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
         start[o + 1] += start[o];
     }
     let out = |o: usize| {
-        abs.edges[start[o] as usize..start[o + 1] as usize].iter().map(|&(h, t)| match h {
-            AbsLoc::Field { field, .. } => (field, t),
-            AbsLoc::Func(_) => unreachable!("a function holds no pointer"),
-        })
+        abs.edges[start[o] as usize..start[o + 1] as usize]
+            .iter()
+            .map(|&(h, t)| match h {
+                AbsLoc::Field { field, .. } => (field, t),
+                AbsLoc::Func(_) => unreachable!("a function holds no pointer"),
+            })
     };
     // Initial colours: description plus the roots an object is reached from directly.
     let mut color: Vec<u64> = desc.iter().map(hash_of).collect();
@@ -189,8 +191,16 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
         // Objects not reached from the arguments: program objects first (fixed identity),
         // then the rest by colour.
         let rest = rest.get_or_insert_with(|| {
-            let mut r: Vec<u32> = (0..n as u32).filter(|&o| num[o as usize] == u32::MAX).collect();
-            r.sort_by_key(|&o| (desc[o as usize].program.is_none(), desc[o as usize].program, color[o as usize]));
+            let mut r: Vec<u32> = (0..n as u32)
+                .filter(|&o| num[o as usize] == u32::MAX)
+                .collect();
+            r.sort_by_key(|&o| {
+                (
+                    desc[o as usize].program.is_none(),
+                    desc[o as usize].program,
+                    color[o as usize],
+                )
+            });
             r
         });
         while ri < rest.len() && num[rest[ri] as usize] != u32::MAX {
@@ -202,7 +212,10 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
         visit(rest[ri], &mut num, &mut order, &mut queue);
     }
     let cl = |l: &AbsLoc| match *l {
-        AbsLoc::Field { obj, field } => CLoc::Field { obj: num[obj as usize], field },
+        AbsLoc::Field { obj, field } => CLoc::Field {
+            obj: num[obj as usize],
+            field,
+        },
         AbsLoc::Func(f) => CLoc::Func(f),
     };
     // Edges in canonical order without a global sort: holders in canonical order, each
@@ -210,7 +223,11 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
     let mut edges: Vec<(CLoc, CLoc)> = Vec::with_capacity(abs.edges.len());
     for &o in &order {
         let from = edges.len();
-        edges.extend(abs.edges[start[o as usize] as usize..start[o as usize + 1] as usize].iter().map(|(h, t)| (cl(h), cl(t))));
+        edges.extend(
+            abs.edges[start[o as usize] as usize..start[o as usize + 1] as usize]
+                .iter()
+                .map(|(h, t)| (cl(h), cl(t))),
+        );
         edges[from..].sort_unstable();
     }
     let args = abs
@@ -222,10 +239,17 @@ pub fn canonicalize(abs: &AbstractState, sites: &mut Interner) -> Canon {
             v
         })
         .collect();
-    let form = Form { function: abs.function, objects: order.iter().map(|&o| desc[o as usize]).collect(), args, edges };
+    let form = Form {
+        function: abs.function,
+        objects: order.iter().map(|&o| desc[o as usize]).collect(),
+        args,
+        edges,
+    };
     // A cheap hash of the form: its sizes and the multiset of final colours (colour
     // refinement does not depend on ids, so equal forms have equal colour multisets).
-    let mix = color.iter().fold(0u64, |a, &c| a.wrapping_add(c.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (c >> 29)));
+    let mix = color.iter().fold(0u64, |a, &c| {
+        a.wrapping_add(c.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (c >> 29))
+    });
     let hash = hash_of(&(form.function, form.objects.len(), form.edges.len(), mix));
     Canon { hash, form, order }
 }
@@ -238,9 +262,16 @@ struct Entry {
 impl Entry {
     /// What an entry holds: objects, edges, arguments and result locations.
     fn size(c: &Canon, r: &CallResult) -> usize {
-        2 * c.form.objects.len() + c.form.edges.len() + c.form.args.iter().map(|a| a.len()).sum::<usize>()
-            + r.modset.len() + r.refset.len() + r.demand.len() + r.read_fields.len() + r.post.edges.len()
-            + r.points_to.len() + r.points_to.locations()
+        2 * c.form.objects.len()
+            + c.form.edges.len()
+            + c.form.args.iter().map(|a| a.len()).sum::<usize>()
+            + r.modset.len()
+            + r.refset.len()
+            + r.demand.len()
+            + r.read_fields.len()
+            + r.post.edges.len()
+            + r.points_to.len()
+            + r.points_to.locations()
     }
 }
 
@@ -327,7 +358,10 @@ impl SummaryCache {
             sites: Interner::default(),
             cap: entries_per_function.max(1),
             size: 0,
-            stats: ReuseStats { entries_per_function: entries_per_function.max(1), ..Default::default() },
+            stats: ReuseStats {
+                entries_per_function: entries_per_function.max(1),
+                ..Default::default()
+            },
         }
     }
 
@@ -337,17 +371,26 @@ impl SummaryCache {
 
     /// Find a cached result for a state (`need_post`: the caller needs the post-state)
     /// and translate it; None on a miss.
-    pub fn lookup(&mut self, abs: &AbstractState, canon: &Canon, need_post: bool) -> Option<CallResult> {
+    pub fn lookup(
+        &mut self,
+        abs: &AbstractState,
+        canon: &Canon,
+        need_post: bool,
+    ) -> Option<CallResult> {
         let Some(entries) = self.per_function.get_mut(&abs.function) else {
             self.stats.miss_new_function += 1;
             return None;
         };
-        let Some(pos) = entries
-            .iter()
-            .position(|e| e.canon.hash == canon.hash && e.canon.form == canon.form && (e.result.has_post || !need_post))
-        else {
+        let Some(pos) = entries.iter().position(|e| {
+            e.canon.hash == canon.hash
+                && e.canon.form == canon.form
+                && (e.result.has_post || !need_post)
+        }) else {
             // Only on a miss, and cheap next to the analysis the miss costs.
-            if !entries.iter().any(|e| e.canon.form.objects == canon.form.objects) {
+            if !entries
+                .iter()
+                .any(|e| e.canon.form.objects == canon.form.objects)
+            {
                 self.stats.miss_objects += 1;
             } else if !entries.iter().any(|e| e.canon.form == canon.form) {
                 self.stats.miss_edges += 1;
@@ -381,7 +424,15 @@ impl SummaryCache {
         // Bounded in size too: large states (a walk over a tree) make large entries. The
         // function with most entries gives up its least recently used one.
         while self.size > MAX_CACHE_SIZE {
-            let Some(f) = self.per_function.iter().filter(|(_, v)| v.len() > 1).max_by_key(|(f, v)| (v.len(), **f)).map(|(f, _)| *f) else { break };
+            let Some(f) = self
+                .per_function
+                .iter()
+                .filter(|(_, v)| v.len() > 1)
+                .max_by_key(|(f, v)| (v.len(), **f))
+                .map(|(f, _)| *f)
+            else {
+                break;
+            };
             let e = self.per_function.get_mut(&f).unwrap().pop_back().unwrap();
             self.size -= Entry::size(&e.canon, &e.result);
             self.stats.evictions += 1;
@@ -392,7 +443,10 @@ impl SummaryCache {
 
 fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
     let tl = |l: &ResLoc| match l {
-        ResLoc::Abs { obj, field } => ResLoc::Abs { obj: map[*obj as usize], field: *field },
+        ResLoc::Abs { obj, field } => ResLoc::Abs {
+            obj: map[*obj as usize],
+            field: *field,
+        },
         s => s.clone(),
     };
     let mut modset: Vec<ResLoc> = r.modset.iter().map(tl).collect();
@@ -409,7 +463,10 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
         }
         post.objects.extend(r.post.objects[n..].iter().cloned());
         let tp = |l: AbsLoc| match l {
-            AbsLoc::Field { obj, field } if (obj as usize) < n => AbsLoc::Field { obj: map[obj as usize], field },
+            AbsLoc::Field { obj, field } if (obj as usize) < n => AbsLoc::Field {
+                obj: map[obj as usize],
+                field,
+            },
             l => l,
         };
         post.edges = r.post.edges.iter().map(|&(h, t)| (tp(h), tp(t))).collect();
@@ -419,7 +476,16 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
     let points_to = ValueSets {
         vars: r.points_to.vars.clone(),
         functions: r.points_to.functions.clone(),
-        sets: r.points_to.sets.iter().map(|s| { let mut v: Vec<ResLoc> = s.iter().map(tl).collect(); v.sort(); v }).collect(),
+        sets: r
+            .points_to
+            .sets
+            .iter()
+            .map(|s| {
+                let mut v: Vec<ResLoc> = s.iter().map(tl).collect();
+                v.sort();
+                v
+            })
+            .collect(),
     };
     CallResult {
         modset,

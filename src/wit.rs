@@ -84,7 +84,11 @@ fn at_field(l: &ResLoc, field: Option<u32>) -> ResLoc {
 /// A location's object: the location with no field.
 fn object_of(l: &ResLoc) -> ResLoc {
     match l {
-        ResLoc::Made(s) => ResLoc::Made(crate::site::split_location(s).map_or(s.as_str(), |(o, _)| o).to_string()),
+        ResLoc::Made(s) => ResLoc::Made(
+            crate::site::split_location(s)
+                .map_or(s.as_str(), |(o, _)| o)
+                .to_string(),
+        ),
         l => at_field(l, None),
     }
 }
@@ -141,7 +145,9 @@ impl<'a> Colouring<'a> {
 
     fn is_heap(&self, l: &ResLoc) -> bool {
         match l {
-            ResLoc::Abs { obj, .. } => self.abs.is_some_and(|a| a.objects[*obj as usize].kind == ObjKind::Heap),
+            ResLoc::Abs { obj, .. } => self
+                .abs
+                .is_some_and(|a| a.objects[*obj as usize].kind == ObjKind::Heap),
             ResLoc::Static { obj, .. } => self.prog.objects[*obj as usize].kind == ObjKind::Heap,
             ResLoc::Made(s) => crate::site::kind(s) == ObjKind::Heap,
         }
@@ -149,9 +155,10 @@ impl<'a> Colouring<'a> {
 
     fn label(&self, l: &ResLoc) -> String {
         match (l, self.abs) {
-            (ResLoc::Abs { obj, field }, Some(a)) => {
-                crate::site::location(&a.objects[*obj as usize].label(), ResLoc::field_part(*field))
-            }
+            (ResLoc::Abs { obj, field }, Some(a)) => crate::site::location(
+                &a.objects[*obj as usize].label(),
+                ResLoc::field_part(*field),
+            ),
             (l, a) => l.label(self.prog, a.unwrap_or(&EMPTY)),
         }
     }
@@ -185,7 +192,8 @@ impl<'a> Colouring<'a> {
     }
 }
 
-static EMPTY: once_cell::sync::Lazy<AbstractState> = once_cell::sync::Lazy::new(AbstractState::default);
+static EMPTY: once_cell::sync::Lazy<AbstractState> =
+    once_cell::sync::Lazy::new(AbstractState::default);
 
 /// The colours, and lookups by location and by write instruction (what KLEE asks).
 #[derive(Clone, Debug)]
@@ -227,21 +235,40 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
         Objects::State(a) => Some(a),
         Objects::Whole => None,
     };
-    let mut c = Colouring { prog, abs, locs: Vec::new(), index: Default::default(), parent: Vec::new(), by_object: Default::default() };
+    let mut c = Colouring {
+        prog,
+        abs,
+        locs: Vec::new(),
+        index: Default::default(),
+        parent: Vec::new(),
+        by_object: Default::default(),
+    };
     let mut unknown_obj = None;
     if let Some(a) = abs {
         for (i, o) in a.objects.iter().enumerate() {
             if o.site == UNKNOWN_SITE {
                 unknown_obj = Some(i as u32);
             } else if o.kind != ObjKind::Func {
-                c.add_object(ResLoc::Abs { obj: i as u32, field: None }, o.layout);
+                c.add_object(
+                    ResLoc::Abs {
+                        obj: i as u32,
+                        field: None,
+                    },
+                    o.layout,
+                );
             }
         }
     }
     for (i, o) in prog.objects.iter().enumerate() {
         let later = matches!(o.kind, ObjKind::Heap | ObjKind::Stack);
         if o.kind != ObjKind::Func && (abs.is_none() || later) {
-            c.add_object(ResLoc::Static { obj: i as u32, field: None }, o.layout);
+            c.add_object(
+                ResLoc::Static {
+                    obj: i as u32,
+                    field: None,
+                },
+                o.layout,
+            );
         }
     }
     // Each write's locations merge into one colour; remember one location per write.
@@ -254,7 +281,10 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
         for w in &f.writes {
             let Some(set) = sets.get(w.ptr) else { continue };
             let mut first = None;
-            if set.iter().any(|l| matches!(l, ResLoc::Abs { obj, .. } if Some(*obj) == unknown_obj)) {
+            if set
+                .iter()
+                .any(|l| matches!(l, ResLoc::Abs { obj, .. } if Some(*obj) == unknown_obj))
+            {
                 unknown_writes += 1;
             }
             for l in set {
@@ -272,7 +302,11 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
             insts.push(w.inst);
             stores.push(StoreColour {
                 function: f.name.clone(),
-                file: prog.files.get(w.loc.file as usize).cloned().unwrap_or_default(),
+                file: prog
+                    .files
+                    .get(w.loc.file as usize)
+                    .cloned()
+                    .unwrap_or_default(),
                 line: w.loc.line,
                 column: w.loc.col,
                 kind: w.kind,
@@ -311,8 +345,20 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
         }
         by_inst.insert(inst, s.colour);
     }
-    let tables = WitTables { schema: SCHEMA, colours: colour_of_root.len(), heap_colours: heap.len(), objects, stores, unknown_writes, transitions: None };
-    WitColours { tables, by_loc, by_inst }
+    let tables = WitTables {
+        schema: SCHEMA,
+        colours: colour_of_root.len(),
+        heap_colours: heap.len(),
+        objects,
+        stores,
+        unknown_writes,
+        transitions: None,
+    };
+    WitColours {
+        tables,
+        by_loc,
+        by_inst,
+    }
 }
 
 impl WitTables {
@@ -320,8 +366,18 @@ impl WitTables {
     pub fn csv(&self) -> String {
         use std::fmt::Write;
         let mut o = String::new();
-        let q = |s: &str| if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() };
-        let _ = writeln!(o, "# objects: colours = {}, heap colours = {}", self.colours, self.heap_colours);
+        let q = |s: &str| {
+            if s.contains([',', '"', '\n']) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s.to_string()
+            }
+        };
+        let _ = writeln!(
+            o,
+            "# objects: colours = {}, heap colours = {}",
+            self.colours, self.heap_colours
+        );
         let _ = writeln!(o, "location,colour");
         for (l, c) in &self.objects {
             let _ = writeln!(o, "{},{}", q(l), c);
@@ -329,8 +385,20 @@ impl WitTables {
         let _ = writeln!(o, "# stores");
         let _ = writeln!(o, "function,file,line,column,kind,colour");
         for s in &self.stores {
-            let kind = serde_json::to_value(s.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            let _ = writeln!(o, "{},{},{},{},{},{}", q(&s.function), q(&s.file), s.line, s.column, kind, s.colour);
+            let kind = serde_json::to_value(s.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "{},{},{},{},{},{}",
+                q(&s.function),
+                q(&s.file),
+                s.line,
+                s.column,
+                kind,
+                s.colour
+            );
         }
         o
     }

@@ -4,16 +4,28 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn pspa(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pspa")).args(args).output().expect("pspa runs")
+    Command::new(env!("CARGO_BIN_EXE_pspa"))
+        .args(args)
+        .output()
+        .expect("pspa runs")
 }
 
 fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name).display().to_string()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
 }
 
 fn assert_clean_error(out: &Output, needles: &[&str]) {
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "exit code 2 expected, stderr: {}", err);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "exit code 2 expected, stderr: {}",
+        err
+    );
     assert!(!err.contains("panicked"), "panic: {}", err);
     for n in needles {
         assert!(err.contains(n), "`{}` not in error: {}", n, err);
@@ -28,19 +40,37 @@ fn json_has_the_documented_shape() {
     assert_eq!(v["schema"], "pspa.analysis/1");
     assert!(v["module"].as_str().unwrap().ends_with("fig1.c"));
     // table_insert's mod set as in the fixture's reasoning.
-    let m: Vec<&str> = v["functions"]["table_insert"]["mod"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    let m: Vec<&str> = v["functions"]["table_insert"]["mod"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
     assert!(m.contains(&"heap:table_insert:33.*") && m.contains(&"heap:table_alloc:14.0"));
-    assert_eq!(v["pointers"]["main::e"], serde_json::json!(["heap:table_insert:32.0"]));
+    assert_eq!(
+        v["pointers"]["main::e"],
+        serde_json::json!(["heap:table_insert:32.0"])
+    );
     assert!(v["stats"]["constraints"].as_u64().unwrap() > 0);
 }
 
 #[test]
 fn function_filter_restricts_the_report() {
-    let out = pspa(&["analyze", &fixture("fig1.c"), "--json", "--function", "table_lookup"]);
+    let out = pspa(&[
+        "analyze",
+        &fixture("fig1.c"),
+        "--json",
+        "--function",
+        "table_lookup",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let fns: Vec<&String> = v["functions"].as_object().unwrap().keys().collect();
     assert_eq!(fns, vec!["table_lookup"]);
-    assert!(v["pointers"].as_object().unwrap().keys().all(|k| k.starts_with("table_lookup::")));
+    assert!(v["pointers"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .all(|k| k.starts_with("table_lookup::")));
 }
 
 #[test]
@@ -49,12 +79,34 @@ fn textual_ir_and_bitcode_give_the_same_answer() {
     let bc = dir.path().join("fig1.bc");
     let ll = dir.path().join("fig1.ll");
     pspa::frontend::compile_c(Path::new(&fixture("fig1.c")), &bc).unwrap();
-    let dis = Command::new("llvm-dis-14").arg(&bc).arg("-o").arg(&ll).status();
-    let a = pspa(&["analyze", bc.to_str().unwrap(), "--json", "--function", "table_insert"]);
+    let dis = Command::new("llvm-dis-14")
+        .arg(&bc)
+        .arg("-o")
+        .arg(&ll)
+        .status();
+    let a = pspa(&[
+        "analyze",
+        bc.to_str().unwrap(),
+        "--json",
+        "--function",
+        "table_insert",
+    ]);
     let va: serde_json::Value = serde_json::from_slice(&a.stdout).unwrap();
-    assert_eq!(va["functions"]["table_insert"]["mod"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        va["functions"]["table_insert"]["mod"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
     if dis.is_ok_and(|s| s.success()) {
-        let b = pspa(&["analyze", ll.to_str().unwrap(), "--json", "--function", "table_insert"]);
+        let b = pspa(&[
+            "analyze",
+            ll.to_str().unwrap(),
+            "--json",
+            "--function",
+            "table_insert",
+        ]);
         let vb: serde_json::Value = serde_json::from_slice(&b.stdout).unwrap();
         assert_eq!(va["functions"], vb["functions"]);
     }
@@ -62,7 +114,10 @@ fn textual_ir_and_bitcode_give_the_same_answer() {
 
 #[test]
 fn missing_file() {
-    assert_clean_error(&pspa(&["analyze", "/nonexistent/x.bc"]), &["/nonexistent/x.bc", "cannot read"]);
+    assert_clean_error(
+        &pspa(&["analyze", "/nonexistent/x.bc"]),
+        &["/nonexistent/x.bc", "cannot read"],
+    );
 }
 
 #[test]
@@ -73,7 +128,10 @@ fn truncated_bitcode() {
     let bytes = std::fs::read(&bc).unwrap();
     let cut = dir.path().join("cut.bc");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-    assert_clean_error(&pspa(&["analyze", cut.to_str().unwrap()]), &["cut.bc", "malformed bitcode"]);
+    assert_clean_error(
+        &pspa(&["analyze", cut.to_str().unwrap()]),
+        &["cut.bc", "malformed bitcode"],
+    );
 }
 
 #[test]
@@ -81,10 +139,16 @@ fn text_file_is_not_ir() {
     let dir = tempfile::tempdir().unwrap();
     let t = dir.path().join("notes.txt");
     std::fs::write(&t, "this is not LLVM IR\n").unwrap();
-    assert_clean_error(&pspa(&["analyze", t.to_str().unwrap()]), &["notes.txt", "malformed LLVM IR"]);
+    assert_clean_error(
+        &pspa(&["analyze", t.to_str().unwrap()]),
+        &["notes.txt", "malformed LLVM IR"],
+    );
     let bin = dir.path().join("blob.bc");
     std::fs::write(&bin, [0u8, 159, 146, 150, 1, 2, 3]).unwrap();
-    assert_clean_error(&pspa(&["analyze", bin.to_str().unwrap()]), &["blob.bc", "not LLVM bitcode"]);
+    assert_clean_error(
+        &pspa(&["analyze", bin.to_str().unwrap()]),
+        &["blob.bc", "not LLVM bitcode"],
+    );
 }
 
 #[test]
@@ -92,8 +156,14 @@ fn broken_c_and_unknown_function() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("bad.c");
     std::fs::write(&c, "int main( { return 0; }\n").unwrap();
-    assert_clean_error(&pspa(&["analyze", c.to_str().unwrap()]), &["bad.c", "clang-14 failed"]);
-    assert_clean_error(&pspa(&["analyze", &fixture("fig1.c"), "--function", "nope"]), &["unknown function `nope`"]);
+    assert_clean_error(
+        &pspa(&["analyze", c.to_str().unwrap()]),
+        &["bad.c", "clang-14 failed"],
+    );
+    assert_clean_error(
+        &pspa(&["analyze", &fixture("fig1.c"), "--function", "nope"]),
+        &["unknown function `nope`"],
+    );
 }
 
 #[test]
@@ -103,7 +173,14 @@ fn missing_clang_is_reported() {
         .env("PSPA_CLANG", "clang-does-not-exist")
         .output()
         .unwrap();
-    assert_clean_error(&out, &["clang-does-not-exist", "not found", "apt-get install clang-14"]);
+    assert_clean_error(
+        &out,
+        &[
+            "clang-does-not-exist",
+            "not found",
+            "apt-get install clang-14",
+        ],
+    );
 }
 
 #[test]
@@ -117,7 +194,12 @@ fn compare_counts_facts_on_each_side() {
     let b = dir.path().join("b.json");
     std::fs::write(&a, r#"{"schema":"pspa.analysis/1","module":"m","functions":{"f":{"mod":["global:g.0"],"ref":[]}},"pointers":{"f::p":["heap:f:3.*","global:g.0"]},"stats":{}}"#).unwrap();
     std::fs::write(&b, r#"{"schema":"pspa.analysis/1","module":"m","functions":{"f":{"mod":["global:g.0","global:k.0"],"ref":[]}},"pointers":{"f::p":["heap:f:3.1","global:h.0"],"f::q":[]},"stats":{}}"#).unwrap();
-    let out = pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--json"]);
+    let out = pspa(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["pointers"]["common"], 1);
@@ -126,19 +208,61 @@ fn compare_counts_facts_on_each_side() {
     assert_eq!(v["pointers"]["facts_only_b"], 1);
     assert_eq!(v["mod"]["facts_only_b"], 1);
     assert_eq!(v["mod"]["facts_only_a"], 0);
-    assert_eq!(v["pointers"]["worst_b"][0][2], serde_json::json!(["global:h.0"]));
+    assert_eq!(
+        v["pointers"]["worst_b"][0][2],
+        serde_json::json!(["global:h.0"])
+    );
     // B has facts A lacks: --require-subset fails with 1; the other way round A's extra
     // p -> g.0 is a fact B lacks too, so it fails as well; a document against itself passes.
-    assert_eq!(pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--require-subset"]).status.code(), Some(1));
-    assert_eq!(pspa(&["compare", b.to_str().unwrap(), a.to_str().unwrap(), "--require-subset"]).status.code(), Some(1));
-    assert_eq!(pspa(&["compare", a.to_str().unwrap(), a.to_str().unwrap(), "--require-subset"]).status.code(), Some(0));
+    assert_eq!(
+        pspa(&[
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "--require-subset"
+        ])
+        .status
+        .code(),
+        Some(1)
+    );
+    assert_eq!(
+        pspa(&[
+            "compare",
+            b.to_str().unwrap(),
+            a.to_str().unwrap(),
+            "--require-subset"
+        ])
+        .status
+        .code(),
+        Some(1)
+    );
+    assert_eq!(
+        pspa(&[
+            "compare",
+            a.to_str().unwrap(),
+            a.to_str().unwrap(),
+            "--require-subset"
+        ])
+        .status
+        .code(),
+        Some(0)
+    );
     // At object granularity heap:f:3 is on both sides.
-    let o = pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap(), "--json", "--objects"]);
+    let o = pspa(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--json",
+        "--objects",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["pointers"]["facts_only_b"], 1);
     // A document of another schema is refused, naming the file.
     std::fs::write(&b, r#"{"schema":"pspa.modref/1"}"#).unwrap();
-    assert_clean_error(&pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]), &["b.json", "pspa.analysis/1"]);
+    assert_clean_error(
+        &pspa(&["compare", a.to_str().unwrap(), b.to_str().unwrap()]),
+        &["b.json", "pspa.analysis/1"],
+    );
 }
 
 #[test]
@@ -152,16 +276,43 @@ fn text_mode_says_what_json_says() {
     let text = String::from_utf8(t.stdout).unwrap();
     let line_after = |head: &str, prefix: &str| -> Vec<String> {
         let mut lines = text.lines().skip_while(|l| *l != head).skip(1);
-        let l = lines.find(|l| l.trim_start().starts_with(prefix)).unwrap_or_else(|| panic!("no {prefix} after {head}"));
-        l.split_once(": ").map(|(_, r)| r.split_whitespace().map(str::to_string).collect()).unwrap_or_default()
+        let l = lines
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} after {head}"));
+        l.split_once(": ")
+            .map(|(_, r)| r.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default()
     };
-    let json_list = |x: &serde_json::Value| -> Vec<String> { x.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect() };
+    let json_list = |x: &serde_json::Value| -> Vec<String> {
+        x.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
     for f in ["table_insert", "table_lookup", "main"] {
-        assert_eq!(line_after(f, "mod ("), json_list(&v["functions"][f]["mod"]), "{f} mod");
-        assert_eq!(line_after(f, "ref ("), json_list(&v["functions"][f]["ref"]), "{f} ref");
+        assert_eq!(
+            line_after(f, "mod ("),
+            json_list(&v["functions"][f]["mod"]),
+            "{f} mod"
+        );
+        assert_eq!(
+            line_after(f, "ref ("),
+            json_list(&v["functions"][f]["ref"]),
+            "{f} ref"
+        );
     }
-    let e_line = text.lines().find(|l| l.trim_start().starts_with("main::e ->")).expect("main::e listed");
-    let e: Vec<String> = e_line.split(" -> ").nth(1).unwrap().split_whitespace().map(str::to_string).collect();
+    let e_line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("main::e ->"))
+        .expect("main::e listed");
+    let e: Vec<String> = e_line
+        .split(" -> ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
     assert_eq!(e, json_list(&v["pointers"]["main::e"]));
 }
 
@@ -176,21 +327,39 @@ fn svf_blind_spots_drop_exactly_what_svf_misses() {
         let f = fixture("initializers.c");
         args.push(&f);
         let out = pspa(&args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let blind = run(&["--svf-blind-spots"]);
     for v in ["main::q0", "main::qi", "main::k", "main::sx"] {
         assert_eq!(blind["pointers"][v], serde_json::json!([]), "{v}");
     }
-    assert_eq!(blind["memory"]["global:st.1"], serde_json::json!(["global:c.0"]));
-    assert_eq!(blind["stats"]["svf_blind_spots"], serde_json::json!({"array initialiser": 5, "struct initialiser at offset 0": 1}));
+    assert_eq!(
+        blind["memory"]["global:st.1"],
+        serde_json::json!(["global:c.0"])
+    );
+    assert_eq!(
+        blind["stats"]["svf_blind_spots"],
+        serde_json::json!({"array initialiser": 5, "struct initialiser at offset 0": 1})
+    );
     // Off by default: the sound answer, and nothing dropped.
     let sound = run(&[]);
-    assert_eq!(sound["pointers"]["main::sx"], serde_json::json!(["global:b.0"]));
+    assert_eq!(
+        sound["pointers"]["main::sx"],
+        serde_json::json!(["global:b.0"])
+    );
     assert_eq!(sound["stats"]["svf_blind_spots"], serde_json::json!({}));
     // varargs.c: va_start gives the va_list nothing, so first's result is empty.
-    let out = pspa(&["analyze", "--json", "--svf-blind-spots", &fixture("varargs.c")]);
+    let out = pspa(&[
+        "analyze",
+        "--json",
+        "--svf-blind-spots",
+        &fixture("varargs.c"),
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["pointers"]["main::f"], serde_json::json!([]));
     assert_eq!(v["stats"]["svf_blind_spots"]["va_start"], 2);
@@ -201,7 +370,10 @@ fn a_call_over_its_work_budget_is_an_error_naming_the_snapshot() {
     // Inserting into Figure 1's table propagates many points-to elements: a budget of one
     // element stops it, and the call gets no (unsound, partial) answer. A budget far above
     // the solve's work gives the unbounded answer.
-    let snap = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/snapshots/fig1-insert.json").display().to_string();
+    let snap = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/snapshots/fig1-insert.json")
+        .display()
+        .to_string();
     let out = pspa(&["modref", "--max-work", "1", "--snapshot", &snap]);
     assert_clean_error(&out, &["fig1-insert.json", "table_insert", "work budget"]);
     let sets = |out: Output| {
@@ -209,7 +381,14 @@ fn a_call_over_its_work_budget_is_an_error_naming_the_snapshot() {
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         (v["mod"].clone(), v["ref"].clone())
     };
-    let bounded = sets(pspa(&["modref", "--json", "--max-work", "1000000000", "--snapshot", &snap]));
+    let bounded = sets(pspa(&[
+        "modref",
+        "--json",
+        "--max-work",
+        "1000000000",
+        "--snapshot",
+        &snap,
+    ]));
     let free = sets(pspa(&["modref", "--json", "--snapshot", &snap]));
     assert!(bounded.0.as_array().is_some_and(|m| !m.is_empty()));
     assert_eq!(bounded, free);
@@ -219,19 +398,40 @@ fn a_call_over_its_work_budget_is_an_error_naming_the_snapshot() {
 /// colour is one of the objects' colours, and bad input is a clean error naming the file.
 #[test]
 fn wit_tables_and_errors() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wit/buffers.c").display().to_string();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/wit/buffers.c")
+        .display()
+        .to_string();
     let out = pspa(&["wit", &src, "--json"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["schema"], "pspa.wit/1");
-    let colours: std::collections::BTreeSet<u64> = v["objects"].as_object().unwrap().values().map(|c| c.as_u64().unwrap()).collect();
+    let colours: std::collections::BTreeSet<u64> = v["objects"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|c| c.as_u64().unwrap())
+        .collect();
     assert_eq!(colours.len() as u64, v["colours"].as_u64().unwrap());
     for s in v["stores"].as_array().unwrap() {
         assert!(colours.contains(&s["colour"].as_u64().unwrap()), "{s}");
         // Without debug information (clang's argument spills), no position.
         let f = s["file"].as_str().unwrap();
-        assert!(f.ends_with("buffers.c") || (f.is_empty() && s["line"] == 0), "{s}");
+        assert!(
+            f.ends_with("buffers.c") || (f.is_empty() && s["line"] == 0),
+            "{s}"
+        );
     }
-    assert_clean_error(&pspa(&["wit", "--snapshot", "/nonexistent/s.json"]), &["/nonexistent/s.json"]);
-    assert_clean_error(&pspa(&["wit", &fixture("nonexistent.c")]), &["nonexistent.c"]);
+    assert_clean_error(
+        &pspa(&["wit", "--snapshot", "/nonexistent/s.json"]),
+        &["/nonexistent/s.json"],
+    );
+    assert_clean_error(
+        &pspa(&["wit", &fixture("nonexistent.c")]),
+        &["nonexistent.c"],
+    );
 }

@@ -21,7 +21,9 @@ mod common;
 use common::observe;
 
 fn fixture_path(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 struct Expect {
@@ -35,7 +37,9 @@ struct Expect {
 fn parse(src: &str) -> (Vec<Expect>, Vec<String>, Option<usize>) {
     let (mut out, mut allocators, mut observe) = (Vec::new(), Vec::new(), None);
     for (i, line) in src.lines().enumerate() {
-        let Some(rest) = line.trim_start().strip_prefix("//! ") else { continue };
+        let Some(rest) = line.trim_start().strip_prefix("//! ") else {
+            continue;
+        };
         let words: Vec<&str> = rest.split_whitespace().collect();
         match words.as_slice() {
             ["allocator", n] => allocators.push(n.to_string()),
@@ -55,10 +59,16 @@ fn parse(src: &str) -> (Vec<Expect>, Vec<String>, Option<usize>) {
 
 fn set_of(a: &Analysis, e: &Expect) -> Result<BTreeSet<String>, String> {
     let v = match e.kind.as_str() {
-        "pts" => a.pointers().get(&e.subject).cloned().ok_or(format!("no pointer variable {}", e.subject))?,
+        "pts" => a
+            .pointers()
+            .get(&e.subject)
+            .cloned()
+            .ok_or(format!("no pointer variable {}", e.subject))?,
         "mem" => a.memory().get(&e.subject).cloned().unwrap_or_default(),
         "mod" | "ref" => {
-            let f = a.function(&e.subject).ok_or(format!("no function {}", e.subject))?;
+            let f = a
+                .function(&e.subject)
+                .ok_or(format!("no function {}", e.subject))?;
             if e.kind == "mod" {
                 a.mod_of(f)
             } else {
@@ -75,7 +85,11 @@ fn check(a: &Analysis, e: &Expect) -> Result<(), String> {
         let stats = a.stats();
         let got = e.subject.split('.').fold(&stats, |v, k| &v[k]);
         let want: serde_json::Value = serde_json::from_str(&e.labels.join(" ")).unwrap();
-        return if *got == want { Ok(()) } else { Err(format!("stat {} is {}, expected {}", e.subject, got, want)) };
+        return if *got == want {
+            Ok(())
+        } else {
+            Err(format!("stat {} is {}, expected {}", e.subject, got, want))
+        };
     }
     let got = set_of(a, e)?;
     let want: BTreeSet<String> = e.labels.iter().cloned().collect();
@@ -88,7 +102,10 @@ fn check(a: &Analysis, e: &Expect) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("{} {} {} {:?}: got {:?}", e.kind, e.subject, e.op, want, got))
+        Err(format!(
+            "{} {} {} {:?}: got {:?}",
+            e.kind, e.subject, e.op, want, got
+        ))
     }
 }
 
@@ -106,20 +123,36 @@ fn check_observed(a: &Analysis, fact: &str) -> Result<(), String> {
     match w.as_slice() {
         ["edge", h, hoff, t, toff] => {
             let (holders, targets) = (locs(h, hoff)?, locs(t, toff)?);
-            let ok = holders.iter().any(|h| memory.get(h).is_some_and(|p| targets.iter().any(|t| p.contains(t))));
+            let ok = holders.iter().any(|h| {
+                memory
+                    .get(h)
+                    .is_some_and(|p| targets.iter().any(|t| p.contains(t)))
+            });
             if ok {
                 Ok(())
             } else {
-                Err(format!("{:?} may point to {:?} (observed), analysis says {:?}", holders, targets, memory.get(&holders[0])))
+                Err(format!(
+                    "{:?} may point to {:?} (observed), analysis says {:?}",
+                    holders,
+                    targets,
+                    memory.get(&holders[0])
+                ))
             }
         }
         ["var", v, t, toff] => {
             let targets = locs(t, toff)?;
-            let pts = a.pointers().get(*v).cloned().ok_or(format!("no pointer variable {}", v))?;
+            let pts = a
+                .pointers()
+                .get(*v)
+                .cloned()
+                .ok_or(format!("no pointer variable {}", v))?;
             if targets.iter().any(|t| pts.contains(t)) {
                 Ok(())
             } else {
-                Err(format!("{} may point to {:?} (observed), analysis says {:?}", v, targets, pts))
+                Err(format!(
+                    "{} may point to {:?} (observed), analysis says {:?}",
+                    v, targets, pts
+                ))
             }
         }
         ["mod", f, o, off] => {
@@ -129,7 +162,10 @@ fn check_observed(a: &Analysis, fact: &str) -> Result<(), String> {
             if ls.iter().any(|l| m.contains(l)) {
                 Ok(())
             } else {
-                Err(format!("{} wrote {:?} (observed), not in its mod set", f, ls))
+                Err(format!(
+                    "{} wrote {:?} (observed), not in its mod set",
+                    f, ls
+                ))
             }
         }
         _ => Err(format!("bad observation line `{}`", fact)),
@@ -140,17 +176,33 @@ fn run_fixture(name: &str) {
     let path = fixture_path(name);
     let src = std::fs::read_to_string(&path).unwrap();
     let (expects, allocators, obs) = parse(&src);
-    let prog = Program::from_file(&path, &FrontOptions { allocators, ..Default::default() }).unwrap();
+    let prog = Program::from_file(
+        &path,
+        &FrontOptions {
+            allocators,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let a = analysis::analyze(&prog);
     let mut errors: Vec<String> = expects
         .iter()
-        .filter_map(|e| check(&a, e).err().map(|m| format!("{}:{}: {}", name, e.line, m)))
+        .filter_map(|e| {
+            check(&a, e)
+                .err()
+                .map(|m| format!("{}:{}: {}", name, e.line, m))
+        })
         .collect();
     if let Some(min) = obs {
         let facts = observe(&path);
         let distinct: BTreeSet<&String> = facts.iter().collect();
         if distinct.len() < min {
-            errors.push(format!("{}: observed only {} facts, expected at least {}", name, distinct.len(), min));
+            errors.push(format!(
+                "{}: observed only {} facts, expected at least {}",
+                name,
+                distinct.len(),
+                min
+            ));
         }
         for f in distinct {
             if let Err(m) = check_observed(&a, f) {
@@ -158,7 +210,11 @@ fn run_fixture(name: &str) {
             }
         }
     }
-    assert!(!expects.is_empty() || obs.is_some(), "fixture {} checks nothing", name);
+    assert!(
+        !expects.is_empty() || obs.is_some(),
+        "fixture {} checks nothing",
+        name
+    );
     assert!(errors.is_empty(), "\n{}", errors.join("\n"));
     check_report_labels(&a);
 }
@@ -188,19 +244,56 @@ macro_rules! fixtures {
     };
 }
 
-fixtures!(fig1, fields, heap, funcptr, varargs, memops, casts, libc, unknown, globals, recursion, typeconf, signature, initializers, libbody, klee, inittables);
+fixtures!(
+    fig1,
+    fields,
+    heap,
+    funcptr,
+    varargs,
+    memops,
+    casts,
+    libc,
+    unknown,
+    globals,
+    recursion,
+    typeconf,
+    signature,
+    initializers,
+    libbody,
+    klee,
+    inittables
+);
 
 #[test]
 fn every_fixture_is_listed() {
     let listed = [
-        "fig1", "fields", "heap", "funcptr", "varargs", "memops", "casts", "libc", "unknown", "globals", "recursion", "typeconf",
-        "signature", "initializers", "libbody", "klee", "inittables",
+        "fig1",
+        "fields",
+        "heap",
+        "funcptr",
+        "varargs",
+        "memops",
+        "casts",
+        "libc",
+        "unknown",
+        "globals",
+        "recursion",
+        "typeconf",
+        "signature",
+        "initializers",
+        "libbody",
+        "klee",
+        "inittables",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "c") {
             let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
-            assert!(listed.contains(&stem.as_str()), "fixture {} is not run", stem);
+            assert!(
+                listed.contains(&stem.as_str()),
+                "fixture {} is not run",
+                stem
+            );
         }
     }
 }

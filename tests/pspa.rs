@@ -16,9 +16,15 @@ fn root() -> PathBuf {
 }
 
 fn run_snapshots(files: &[PathBuf]) -> Vec<ModRefReport> {
-    let snaps: Vec<LoadedSnapshot> = files.iter().map(|f| LoadedSnapshot::load(f).unwrap()).collect();
+    let snaps: Vec<LoadedSnapshot> = files
+        .iter()
+        .map(|f| LoadedSnapshot::load(f).unwrap())
+        .collect();
     let mut s = Session::open(&snaps[0].module_path, &Default::default()).unwrap();
-    snaps.iter().map(|x| s.analyze_snapshot(x).unwrap()).collect()
+    snaps
+        .iter()
+        .map(|x| s.analyze_snapshot(x).unwrap())
+        .collect()
 }
 
 fn ids_in(labels: &[String]) -> BTreeSet<u64> {
@@ -62,7 +68,13 @@ fn fig1_insert_modifies_nothing_of_t2() {
     // the analysis being flow-insensitive — write k, v, next of any element `e` may point
     // to: t1's elements (@100..@118 even) and the new one; strcpy writes the buffers of
     // those elements. Nothing of t2 (@3, @4, odd elements and their buffers).
-    let mut want = set(&["heap:table_alloc:14@2.0", "heap:table_insert:32.0", "heap:table_insert:32.1", "heap:table_insert:32.2", "heap:table_insert:33.*"]);
+    let mut want = set(&[
+        "heap:table_alloc:14@2.0",
+        "heap:table_insert:32.0",
+        "heap:table_insert:32.1",
+        "heap:table_insert:32.2",
+        "heap:table_insert:33.*",
+    ]);
     for k in (0..20).step_by(2) {
         for f in 0..3 {
             want.insert(format!("heap:table_insert:32@{}.{}", 100 + k, f));
@@ -87,12 +99,22 @@ fn fig1_insert_modifies_nothing_of_t2() {
     let prog = Program::from_file(&root().join("examples/fig1.c"), &Default::default()).unwrap();
     let a = analysis::analyze(&prog);
     let spa_mod = a.mod_of(a.function("table_insert").unwrap());
-    assert_eq!(spa_mod, strip_unique(&r.modset), "stripped PSPA mod equals SPA's here (one site per role)");
+    assert_eq!(
+        spa_mod,
+        strip_unique(&r.modset),
+        "stripped PSPA mod equals SPA's here (one site per role)"
+    );
     let spa_ref = a.ref_of(a.function("table_insert").unwrap());
     let pspa_ref = strip_unique(&r.refset);
-    assert!(pspa_ref.len() < spa_ref.len(), "PSPA ref {pspa_ref:?} vs SPA {spa_ref:?}");
+    assert!(
+        pspa_ref.len() < spa_ref.len(),
+        "PSPA ref {pspa_ref:?} vs SPA {spa_ref:?}"
+    );
     // SPA reads every literal ever passed as v and run()'s buffer; PSPA only "foo".
-    assert!(spa_ref.contains(&"stack:run:v.0".to_string()) && !pspa_ref.contains(&"stack:run:v.0".to_string()));
+    assert!(
+        spa_ref.contains(&"stack:run:v.0".to_string())
+            && !pspa_ref.contains(&"stack:run:v.0".to_string())
+    );
 }
 
 #[test]
@@ -101,7 +123,11 @@ fn fig1_lookup_reads_nothing_of_t1() {
     // table_lookup(t2, k2) reads t2->n, t2->array (@3.0, @3.1), the buckets (@4.0), and
     // k and next of t2's elements (odd keys), never v; nothing of t1, including the
     // element 120 the previous insert added to t1.
-    let mut want = set(&["heap:table_alloc:13@3.0", "heap:table_alloc:13@3.1", "heap:table_alloc:14@4.0"]);
+    let mut want = set(&[
+        "heap:table_alloc:13@3.0",
+        "heap:table_alloc:13@3.1",
+        "heap:table_alloc:14@4.0",
+    ]);
     for k in (1..20).step_by(2) {
         want.insert(format!("heap:table_insert:32@{}.0", 100 + k));
         want.insert(format!("heap:table_insert:32@{}.2", 100 + k));
@@ -122,7 +148,10 @@ fn chopped_path_merges_the_skipped_insert_without_polluting_the_lookup() {
     // the same as without the merge, and the insert's callee locals did not survive.
     assert_eq!(r[1].stats.merged_post_states, 1);
     assert!(ids_in(&r[1].refset).is_disjoint(&t1_ids()));
-    assert!(!r[1].refset.iter().any(|l| l.starts_with("heap:table_insert:32.")));
+    assert!(!r[1]
+        .refset
+        .iter()
+        .any(|l| l.starts_with("heap:table_insert:32.")));
     assert_eq!(r[1].refset.len(), 23);
 }
 
@@ -144,7 +173,12 @@ fn analyze_json(v: &Value) -> anyhow::Result<ModRefReport> {
 }
 
 fn object_mut<'a>(v: &'a mut Value, id: u64) -> &'a mut Value {
-    v["objects"].as_array_mut().unwrap().iter_mut().find(|o| o["id"] == json!(id)).unwrap()
+    v["objects"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|o| o["id"] == json!(id))
+        .unwrap()
 }
 
 #[test]
@@ -155,7 +189,10 @@ fn symbolic_offset_makes_the_object_field_insensitive() {
     object_mut(&mut v, 2)["pointers"][0]["targets"] = json!([{"object": 100, "offset": null}]);
     let r = analyze_json(&v).unwrap();
     assert!(r.modset.contains(&"heap:table_insert:32@100.*".to_string()));
-    assert!(!r.modset.iter().any(|l| l.starts_with("heap:table_insert:32@100.") && !l.ends_with(".*")));
+    assert!(!r
+        .modset
+        .iter()
+        .any(|l| l.starts_with("heap:table_insert:32@100.") && !l.ends_with(".*")));
     assert!(r.modset.contains(&"heap:table_insert:32@102.1".to_string()));
     assert_eq!(r.stats.abstraction.symbolic_offsets, 1);
 }
@@ -189,7 +226,12 @@ fn squeezed_array_keeps_struct_fields_apart() {
             r.modset
         );
     }
-    assert_eq!(r.modset.len(), 9, "3 nodes x (items.value, hits, scratch): {:?}", r.modset);
+    assert_eq!(
+        r.modset.len(),
+        9,
+        "3 nodes x (items.value, hits, scratch): {:?}",
+        r.modset
+    );
 }
 
 #[test]
@@ -200,15 +242,26 @@ fn function_pointer_fields_resolve_through_the_snapshot() {
     let (r1, r2) = (&reports[0], &reports[1]);
     assert!(!r1.modset.iter().any(|l| l.starts_with("global:counter_b")));
     assert!(r2.modset.iter().any(|l| l.starts_with("global:counter_b@")));
-    assert!(!r2.modset.iter().any(|l| l.starts_with("heap:make_list:24@")), "on_b writes no node: {:?}", r2.modset);
+    assert!(
+        !r2.modset
+            .iter()
+            .any(|l| l.starts_with("heap:make_list:24@")),
+        "on_b writes no node: {:?}",
+        r2.modset
+    );
     // Disjoint lists: no object of one call's sets belongs to the other's.
     assert!(ids_in(&r1.modset).is_disjoint(&ids_in(&r2.modset)));
     let prog = Program::from_file(&root().join("tests/pspa/deep.c"), &Default::default()).unwrap();
     let a = analysis::analyze(&prog);
     let spa = a.mod_of(a.function("update").unwrap());
-    assert!(spa.contains(&"global:counter_b.0".to_string()) && spa.contains(&"heap:make_list:24.2".to_string()));
+    assert!(
+        spa.contains(&"global:counter_b.0".to_string())
+            && spa.contains(&"heap:make_list:24.2".to_string())
+    );
     // Uniqueness stripped, each call's mod-set is strictly smaller than SPA's.
-    assert!(strip_unique(&r1.modset).len() < spa.len() && strip_unique(&r2.modset).len() < spa.len());
+    assert!(
+        strip_unique(&r1.modset).len() < spa.len() && strip_unique(&r2.modset).len() < spa.len()
+    );
 }
 
 /// Build a fixture natively with the observation harness and run it: it writes a snapshot
@@ -217,9 +270,23 @@ fn native_snapshots(src: &Path) -> (tempfile::TempDir, Vec<PathBuf>) {
     let dir = tempfile::tempdir().unwrap();
     let bin = dir.path().join("prog");
     let out = dir.path().join("obs");
-    let cc = Command::new(pspa::frontend::clang()).args(["-DOBSERVE", "-g", "-O0", "-w"]).arg(src).arg("-o").arg(&bin).output().unwrap();
-    assert!(cc.status.success(), "{}", String::from_utf8_lossy(&cc.stderr));
-    let run = Command::new(&bin).env("OBS_OUT", &out).env("OBS_MODULE", src).output().unwrap();
+    let cc = Command::new(pspa::frontend::clang())
+        .args(["-DOBSERVE", "-g", "-O0", "-w"])
+        .arg(src)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let run = Command::new(&bin)
+        .env("OBS_OUT", &out)
+        .env("OBS_MODULE", src)
+        .output()
+        .unwrap();
     assert!(run.status.code().is_some());
     let mut files = Vec::new();
     for n in 1.. {
@@ -238,7 +305,11 @@ fn native_snapshots(src: &Path) -> (tempfile::TempDir, Vec<PathBuf>) {
 fn run_native(src: &Path) -> (Vec<ModRefReport>, Vec<String>) {
     let (dir, files) = native_snapshots(src);
     let reports = run_snapshots(&files);
-    let obs = std::fs::read_to_string(dir.path().join("obs")).unwrap_or_default().lines().map(String::from).collect();
+    let obs = std::fs::read_to_string(dir.path().join("obs"))
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect();
     (reports, obs)
 }
 
@@ -251,21 +322,35 @@ fn slices_give_the_sets_of_the_whole_program() {
     let ex = |f: &str| root().join("examples/snapshots").join(f);
     let (_d1, deep) = native_snapshots(&root().join("tests/pspa/deep.c"));
     let (_d2, fig1) = native_snapshots(&root().join("tests/pspa/fig1.c"));
-    let groups: Vec<Vec<PathBuf>> =
-        vec![vec![ex("fig1-insert.json"), ex("fig1-lookup.json")], vec![ex("fig1-chopped-1.json"), ex("fig1-chopped-2.json")], deep, fig1];
+    let groups: Vec<Vec<PathBuf>> = vec![
+        vec![ex("fig1-insert.json"), ex("fig1-lookup.json")],
+        vec![ex("fig1-chopped-1.json"), ex("fig1-chopped-2.json")],
+        deep,
+        fig1,
+    ];
     for files in &groups {
-        let snaps: Vec<LoadedSnapshot> = files.iter().map(|f| LoadedSnapshot::load(f).unwrap()).collect();
+        let snaps: Vec<LoadedSnapshot> = files
+            .iter()
+            .map(|f| LoadedSnapshot::load(f).unwrap())
+            .collect();
         let run = |slices: bool| {
             let mut s = Session::open(&snaps[0].module_path, &Default::default()).unwrap();
             s.slices_on = slices;
             s.reuse = false;
-            snaps.iter().map(|x| s.analyze_snapshot(x).unwrap()).collect::<Vec<_>>()
+            snaps
+                .iter()
+                .map(|x| s.analyze_snapshot(x).unwrap())
+                .collect::<Vec<_>>()
         };
         let (sliced, whole) = (run(true), run(false));
         for (a, b) in sliced.iter().zip(&whole) {
             assert_eq!(a.modset, b.modset, "{}: mod", a.snapshot);
             assert_eq!(a.refset, b.refset, "{}: ref", a.snapshot);
-            assert!(a.stats.live_functions > 0 && a.stats.live_functions == b.stats.live_functions, "{}", a.snapshot);
+            assert!(
+                a.stats.live_functions > 0 && a.stats.live_functions == b.stats.live_functions,
+                "{}",
+                a.snapshot
+            );
         }
     }
 }
@@ -281,23 +366,36 @@ fn a_type_met_after_a_slice_was_cached_reaches_the_solver() {
     object_mut(&mut v, 200)["type"] = json!("[2 x i8*]");
     let dir = tempfile::tempdir().unwrap();
     let (f1, f2) = (dir.path().join("a.json"), dir.path().join("b.json"));
-    std::fs::write(&f1, serde_json::to_string(&snapshot_json("fig1-insert.json")).unwrap()).unwrap();
+    std::fs::write(
+        &f1,
+        serde_json::to_string(&snapshot_json("fig1-insert.json")).unwrap(),
+    )
+    .unwrap();
     std::fs::write(&f2, serde_json::to_string(&v).unwrap()).unwrap();
-    let (a, b) = (LoadedSnapshot::load(&f1).unwrap(), LoadedSnapshot::load(&f2).unwrap());
+    let (a, b) = (
+        LoadedSnapshot::load(&f1).unwrap(),
+        LoadedSnapshot::load(&f2).unwrap(),
+    );
     let run = |slices: bool| {
         let mut s = Session::open(&a.module_path, &Default::default()).unwrap();
         s.slices_on = slices;
         let layouts = s.prog.layouts.len();
         let r1 = s.analyze_snapshot(&a).unwrap();
         let r2 = s.analyze_snapshot(&b).unwrap();
-        assert!(s.prog.layouts.len() > layouts, "the second state brings a new layout");
+        assert!(
+            s.prog.layouts.len() > layouts,
+            "the second state brings a new layout"
+        );
         (r1, r2)
     };
     let ((s1, s2), (w1, w2)) = (run(true), run(false));
     assert_eq!(s1.modset, first.modset);
     assert_eq!((s1.modset, s2.modset.clone()), (w1.modset, w2.modset));
     assert!(!s2.stats.reused, "a different layout is a different state");
-    assert!(s2.modset.iter().any(|l| l.starts_with("heap:table_insert:33@200.")));
+    assert!(s2
+        .modset
+        .iter()
+        .any(|l| l.starts_with("heap:table_insert:33@200.")));
 }
 
 #[test]
@@ -305,10 +403,15 @@ fn named_roots_give_the_sets_of_all_globals() {
     // The projection from the globals the callee's code can name, closed over the function
     // pointers met in memory (src/reach.rs), must give exactly the sets of the paper's
     // projection from every global: a global outside it is one the call cannot touch.
-    let mut files: Vec<PathBuf> = ["fig1-insert.json", "fig1-lookup.json", "fig1-chopped-1.json", "fig1-chopped-2.json"]
-        .iter()
-        .map(|f| root().join("examples/snapshots").join(f))
-        .collect();
+    let mut files: Vec<PathBuf> = [
+        "fig1-insert.json",
+        "fig1-lookup.json",
+        "fig1-chopped-1.json",
+        "fig1-chopped-2.json",
+    ]
+    .iter()
+    .map(|f| root().join("examples/snapshots").join(f))
+    .collect();
     let (_d1, deep) = native_snapshots(&root().join("tests/pspa/deep.c"));
     let (_d2, fig1) = native_snapshots(&root().join("tests/pspa/fig1.c"));
     files.extend(deep.iter().cloned());
@@ -324,8 +427,13 @@ fn named_roots_give_the_sets_of_all_globals() {
         let (all, named) = (run(true), run(false));
         assert_eq!(named.modset, all.modset, "{}: mod", f.display());
         assert_eq!(named.refset, all.refset, "{}: ref", f.display());
-        assert!(named.stats.abstraction.projected_objects <= all.stats.abstraction.projected_objects);
-        projected.push((all.stats.abstraction.projected_objects, named.stats.abstraction.projected_objects));
+        assert!(
+            named.stats.abstraction.projected_objects <= all.stats.abstraction.projected_objects
+        );
+        projected.push((
+            all.stats.abstraction.projected_objects,
+            named.stats.abstraction.projected_objects,
+        ));
     }
     // deep.c: update(l1, ...) calls on_a through l1's nodes, and nothing it reaches names
     // the global counter_b: the named projection leaves it out. update(l2, ...) reaches
@@ -346,19 +454,30 @@ fn check_soundness(src: &str, min_writes: usize) {
     let mut misses = Vec::new();
     for line in &obs {
         let w: Vec<&str> = line.split_whitespace().collect();
-        let ["pmod", n, f, obj, _off] = w.as_slice() else { continue };
+        let ["pmod", n, f, obj, _off] = w.as_slice() else {
+            continue;
+        };
         let r = &reports[n.parse::<usize>().unwrap() - 1];
         assert_eq!(&r.function, f);
         // The field of the byte is decided by the snapshot's type; accept any field of the
         // object only if the object is field-insensitive in the result.
-        let covered = r.modset.iter().any(|l| l.rsplit_once('.').is_some_and(|(h, _)| h == *obj));
+        let covered = r
+            .modset
+            .iter()
+            .any(|l| l.rsplit_once('.').is_some_and(|(h, _)| h == *obj));
         if !covered {
             misses.push(line.clone());
         }
         checked += 1;
     }
-    assert!(checked >= min_writes, "{src}: only {checked} observed writes");
-    assert!(misses.is_empty(), "{src}: writes outside the PSPA mod-set: {misses:?}");
+    assert!(
+        checked >= min_writes,
+        "{src}: only {checked} observed writes"
+    );
+    assert!(
+        misses.is_empty(),
+        "{src}: writes outside the PSPA mod-set: {misses:?}"
+    );
 }
 
 #[test]
@@ -382,11 +501,16 @@ fn sound_field_by_field_on_deep() {
     let (reports, obs) = run_native(&path);
     let prog = Program::from_file(&path, &Default::default()).unwrap();
     let layout = |name: &str| prog.layouts.iter().find(|l| l.name == name).cloned();
-    let (node, item) = (layout("struct.node").unwrap(), layout("struct.item").unwrap());
+    let (node, item) = (
+        layout("struct.node").unwrap(),
+        layout("struct.item").unwrap(),
+    );
     let mut n = 0;
     for line in &obs {
         let w: Vec<&str> = line.split_whitespace().collect();
-        let ["pmod", k, _, obj, off] = w.as_slice() else { continue };
+        let ["pmod", k, _, obj, off] = w.as_slice() else {
+            continue;
+        };
         let r = &reports[k.parse::<usize>().unwrap() - 1];
         let off: i64 = off.parse().unwrap();
         let want = if obj.starts_with("heap:make_list:24@") {
@@ -398,7 +522,11 @@ fn sound_field_by_field_on_deep() {
         } else {
             format!("{}.*", obj) // the untyped scratch buffers
         };
-        assert!(r.modset.contains(&want), "{line}: {want} not in {:?}", r.modset);
+        assert!(
+            r.modset.contains(&want),
+            "{line}: {want} not in {:?}",
+            r.modset
+        );
         n += 1;
     }
     assert!(n >= 20);
@@ -410,24 +538,84 @@ fn bad_snapshots_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let good = snapshot_json("fig1-insert.json");
     let cases: Vec<(&str, Value, &str)> = vec![
-        ("schema", { let mut v = good.clone(); v["schema"] = json!("pspa.snapshot/9"); v }, "unsupported schema"),
-        ("dangling", { let mut v = good.clone(); object_mut(&mut v, 1)["pointers"][0]["targets"] = json!([{"object": 999, "offset": 0}]); v }, "dangling object id 999"),
-        ("function", { let mut v = good.clone(); v["call"]["function"] = json!("no_such_fn"); v }, "unknown function `no_such_fn`"),
-        ("type", { let mut v = good.clone(); object_mut(&mut v, 1)["type"] = json!("struct.nope"); v }, "unknown type `struct.nope`"),
-        ("module", { let mut v = good.clone(); v["module"] = json!("/nonexistent/prog.bc"); v }, "not found"),
-        ("offset", { let mut v = good.clone(); object_mut(&mut v, 1)["pointers"][0]["offset"] = json!(64); v }, "outside the object"),
+        (
+            "schema",
+            {
+                let mut v = good.clone();
+                v["schema"] = json!("pspa.snapshot/9");
+                v
+            },
+            "unsupported schema",
+        ),
+        (
+            "dangling",
+            {
+                let mut v = good.clone();
+                object_mut(&mut v, 1)["pointers"][0]["targets"] =
+                    json!([{"object": 999, "offset": 0}]);
+                v
+            },
+            "dangling object id 999",
+        ),
+        (
+            "function",
+            {
+                let mut v = good.clone();
+                v["call"]["function"] = json!("no_such_fn");
+                v
+            },
+            "unknown function `no_such_fn`",
+        ),
+        (
+            "type",
+            {
+                let mut v = good.clone();
+                object_mut(&mut v, 1)["type"] = json!("struct.nope");
+                v
+            },
+            "unknown type `struct.nope`",
+        ),
+        (
+            "module",
+            {
+                let mut v = good.clone();
+                v["module"] = json!("/nonexistent/prog.bc");
+                v
+            },
+            "not found",
+        ),
+        (
+            "offset",
+            {
+                let mut v = good.clone();
+                object_mut(&mut v, 1)["pointers"][0]["offset"] = json!(64);
+                v
+            },
+            "outside the object",
+        ),
     ];
     for (name, v, msg) in cases {
         let f = dir.path().join(format!("{name}.json"));
         std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
-        let out = Command::new(bin).args(["modref", "--snapshot"]).arg(&f).output().unwrap();
+        let out = Command::new(bin)
+            .args(["modref", "--snapshot"])
+            .arg(&f)
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {err}");
-        assert!(err.contains(&f.display().to_string()) && err.contains(msg), "{name}: {err}");
+        assert!(
+            err.contains(&f.display().to_string()) && err.contains(msg),
+            "{name}: {err}"
+        );
     }
     let f = dir.path().join("text.json");
     std::fs::write(&f, "not json").unwrap();
-    let out = Command::new(bin).args(["modref", "--snapshot"]).arg(&f).output().unwrap();
+    let out = Command::new(bin)
+        .args(["modref", "--snapshot"])
+        .arg(&f)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
 }
@@ -443,13 +631,21 @@ fn cli_json_shape_and_strip_unique() {
         .arg(d.join("fig1-lookup.json"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let a = v.as_array().expect("an array for two snapshots");
     assert_eq!(a[0]["schema"], "pspa.modref/1");
     assert_eq!(a[0]["function"], "table_insert");
     assert_eq!(a[0]["mod"].as_array().unwrap().len(), 5);
-    assert!(a[0]["mod"].as_array().unwrap().iter().all(|l| !l.as_str().unwrap().contains('@')));
+    assert!(a[0]["mod"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|l| !l.as_str().unwrap().contains('@')));
     assert_eq!(a[1]["function"], "table_lookup");
     assert!(a[1]["stats"]["solve_ms"].is_number());
 }
@@ -464,7 +660,10 @@ fn stripped_size_without_labels_matches_the_labels() {
     let (abs, res, _) = s.analyze_graph(&g, None, false).unwrap();
     use pspa::local::CallResult;
     for locs in [&res.modset, &res.refset] {
-        assert_eq!(CallResult::stripped_len(&s.prog, &abs, locs), strip_unique(&CallResult::labels(&s.prog, &abs, locs)).len());
+        assert_eq!(
+            CallResult::stripped_len(&s.prog, &abs, locs),
+            strip_unique(&CallResult::labels(&s.prog, &abs, locs)).len()
+        );
     }
     assert_eq!(CallResult::stripped_len(&s.prog, &abs, &res.modset), 5);
     assert_eq!(CallResult::stripped_len(&s.prog, &abs, &res.refset), 8);
@@ -476,10 +675,15 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
     // the analysis reads one of its fields; the eager one reads everything reachable
     // first. Both must give the same sets, on every snapshot we have, with reuse on (so
     // that reused rounds are checked too) and off.
-    let mut files: Vec<PathBuf> = ["fig1-insert.json", "fig1-lookup.json", "fig1-chopped-1.json", "fig1-chopped-2.json"]
-        .iter()
-        .map(|f| root().join("examples/snapshots").join(f))
-        .collect();
+    let mut files: Vec<PathBuf> = [
+        "fig1-insert.json",
+        "fig1-lookup.json",
+        "fig1-chopped-1.json",
+        "fig1-chopped-2.json",
+    ]
+    .iter()
+    .map(|f| root().join("examples/snapshots").join(f))
+    .collect();
     let mut dirs = Vec::new();
     for src in ["deep.c", "fig1.c", "ondemand.c"] {
         let (d, fs) = native_snapshots(&root().join("tests/pspa").join(src));
@@ -509,14 +713,19 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
             assert_eq!(l.modset, e.modset, "{}: mod (reuse {reuse})", f.display());
             assert_eq!(l.refset, e.refset, "{}: ref (reuse {reuse})", f.display());
             let a = &l.stats.abstraction;
-            assert!(a.projected_objects - a.opaque_objects <= e.stats.abstraction.projected_objects);
+            assert!(
+                a.projected_objects - a.opaque_objects <= e.stats.abstraction.projected_objects
+            );
         }
     }
     // ondemand.c, calls 1-4 (the last four reports). What each call reads, by its code:
     let lazy = run(&files, true, false);
     let n = lazy.len();
-    let fetched = |r: &ModRefReport| r.stats.abstraction.projected_objects - r.stats.abstraction.opaque_objects;
-    let (root_of, set_hits, clone_into, fire) = (&lazy[n - 4], &lazy[n - 3], &lazy[n - 2], &lazy[n - 1]);
+    let fetched = |r: &ModRefReport| {
+        r.stats.abstraction.projected_objects - r.stats.abstraction.opaque_objects
+    };
+    let (root_of, set_hits, clone_into, fire) =
+        (&lazy[n - 4], &lazy[n - 3], &lazy[n - 2], &lazy[n - 1]);
     assert_eq!(root_of.function, "root_of");
     // The leaf and its 4 ancestors: `up` is the only field read, and the second round
     // follows only the fields read. The eager projection reads the whole tree (31 nodes)
@@ -525,7 +734,11 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
     assert_eq!(eager[n - 4].stats.abstraction.projected_objects, 33);
     // A store of an int through the argument reads no memory of the state.
     assert_eq!((fetched(set_hits), set_hits.stats.fetch_rounds), (0, 1));
-    assert!(set_hits.modset.iter().any(|l| l.starts_with("heap:build:")), "{:?}", set_hits.modset);
+    assert!(
+        set_hits.modset.iter().any(|l| l.starts_with("heap:build:")),
+        "{:?}",
+        set_hits.modset
+    );
     // memcpy reads every field of the source node: it is fetched (second round), and
     // nothing else is, since a copy walks nowhere (no load reads the copied pointers).
     assert_eq!((fetched(clone_into), clone_into.stats.fetch_rounds), (1, 2));
@@ -534,7 +747,11 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
     // read. log_slot's own fields are ints (count++ loads no pointer), so it stays opaque
     // and is still in the mod-set.
     assert_eq!(fetched(fire), 2);
-    assert!(fire.modset.iter().any(|l| l.starts_with("global:log_slot")), "{:?}", fire.modset);
+    assert!(
+        fire.modset.iter().any(|l| l.starts_with("global:log_slot")),
+        "{:?}",
+        fire.modset
+    );
 }
 
 #[test]
@@ -559,8 +776,17 @@ fn heavy_solves_switch_to_reading_everything() {
     e.on_demand = false;
     let eager = e.analyze_snapshot(&snap).unwrap();
     assert_eq!(first.stats.fetch_rounds, 2);
-    assert_eq!((second.stats.fetch_rounds, second.stats.abstraction.opaque_objects), (1, 0));
-    assert_eq!(second.stats.abstraction.projected_objects, eager.stats.abstraction.projected_objects);
+    assert_eq!(
+        (
+            second.stats.fetch_rounds,
+            second.stats.abstraction.opaque_objects
+        ),
+        (1, 0)
+    );
+    assert_eq!(
+        second.stats.abstraction.projected_objects,
+        eager.stats.abstraction.projected_objects
+    );
     for r in [&first, &second] {
         assert_eq!((&r.modset, &r.refset), (&eager.modset, &eager.refset));
     }

@@ -25,7 +25,12 @@ fn answer() -> (Session, Answer) {
     s.points_to = true;
     let g = MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
-    let sites = snap.snap.objects.iter().map(|o| (o.id, s.prog.object_by_label(&o.site).unwrap())).collect();
+    let sites = snap
+        .snap
+        .objects
+        .iter()
+        .map(|o| (o.id, s.prog.object_by_label(&o.site).unwrap()))
+        .collect();
     SITES.with(|m| *m.borrow_mut() = sites);
     (s, Answer::new(&abs, result))
 }
@@ -36,11 +41,19 @@ thread_local! {
 
 /// Object `id` of the snapshot, as KLEE would name it: its id and its allocation site.
 fn existing(id: u64) -> LiveObject {
-    LiveObject { id, site: SITES.with(|m| m.borrow().get(&id).copied()), existed: true }
+    LiveObject {
+        id,
+        site: SITES.with(|m| m.borrow().get(&id).copied()),
+        existed: true,
+    }
 }
 
 fn later(s: &Session, site: &str) -> LiveObject {
-    LiveObject { id: 10_000, site: Some(s.prog.object_by_label(site).unwrap()), existed: false }
+    LiveObject {
+        id: 10_000,
+        site: Some(s.prog.object_by_label(site).unwrap()),
+        existed: false,
+    }
 }
 
 #[test]
@@ -52,17 +65,58 @@ fn live_objects_map_to_their_nodes() {
     assert_eq!(a.node_of(p, &existing(4)), Node::Unreached);
     assert_eq!(a.node_of(p, &existing(8)), Node::Unreached);
     let elem = s.prog.object_by_label("heap:table_insert:32").unwrap();
-    assert_eq!(a.node_of(p, &later(&s, "heap:table_insert:32")), Node::Static(elem));
+    assert_eq!(
+        a.node_of(p, &later(&s, "heap:table_insert:32")),
+        Node::Static(elem)
+    );
     // A stack object made after the call started is a local of the call's activations.
     assert_eq!(a.node_of(p, &later(&s, "stack:main:t1")), Node::Local);
     // Objects KLEE makes itself (errno, argv...) have no site of the program: a library
     // model's static storage may stand for them, so nothing is known, new or not.
-    assert_eq!(a.node_of(p, &LiveObject { id: 10_001, site: None, existed: false }), Node::Unknown);
+    assert_eq!(
+        a.node_of(
+            p,
+            &LiveObject {
+                id: 10_001,
+                site: None,
+                existed: false
+            }
+        ),
+        Node::Unknown
+    );
     // Even one the state reached (here t1's array, id 2, as if KLEE had made it: `&errno`
     // stored in a struct).
-    assert_eq!(a.node_of(p, &LiveObject { id: 4, site: None, existed: true }), Node::Unknown);
-    assert_eq!(a.node_of(p, &LiveObject { id: 2, site: None, existed: true }), Node::Unknown);
-    assert!(a.may_read(p, &LiveObject { id: 3, site: None, existed: true }, None));
+    assert_eq!(
+        a.node_of(
+            p,
+            &LiveObject {
+                id: 4,
+                site: None,
+                existed: true
+            }
+        ),
+        Node::Unknown
+    );
+    assert_eq!(
+        a.node_of(
+            p,
+            &LiveObject {
+                id: 2,
+                site: None,
+                existed: true
+            }
+        ),
+        Node::Unknown
+    );
+    assert!(a.may_read(
+        p,
+        &LiveObject {
+            id: 3,
+            site: None,
+            existed: true
+        },
+        None
+    ));
     assert!(!a.unknown());
 }
 
@@ -77,15 +131,23 @@ fn mod_and_ref_in_terms_of_live_objects() {
     assert!(a.may_write(p, &existing(200), None));
     // Never written: the tables, anything of t2, "foo".
     for id in [1, 3, 4, 101, 201, 7] {
-        assert!(!a.may_write(p, &existing(id), None), "object {id} is not written");
+        assert!(
+            !a.may_write(p, &existing(id), None),
+            "object {id} is not written"
+        );
     }
     // Reads: t->n (bytes 0..4) and t->array (8..16) of t1, an element's k and next, "foo".
     assert!(a.may_read(p, &existing(1), Some((0, 4))) && a.may_read(p, &existing(1), Some((8, 8))));
-    assert!(a.may_read(p, &existing(100), Some((0, 4))) && a.may_read(p, &existing(100), Some((16, 8))));
+    assert!(
+        a.may_read(p, &existing(100), Some((0, 4))) && a.may_read(p, &existing(100), Some((16, 8)))
+    );
     assert!(a.may_read(p, &existing(7), None));
     // Not read: t2, main's locals, ".str" (the callee does not name it).
     for id in [3, 4, 101, 8, 5] {
-        assert!(!a.may_read(p, &existing(id), None), "object {id} is not read");
+        assert!(
+            !a.may_read(p, &existing(id), None),
+            "object {id} is not read"
+        );
     }
     // Objects allocated after the state: a new element is written (k, v, next); a new
     // table is not. Locals and unknown sites answer "may".
@@ -105,10 +167,17 @@ fn pointers_point_only_into_what_the_call_reaches() {
     // may point into t2's objects; some pointer reads t1's bucket array.
     for &v in &ptrs {
         for id in [3, 4, 101, 201] {
-            assert_eq!(a.may_point_to(p, v, &existing(id)), Some(false), "{} -> {id}", p.var_name(v));
+            assert_eq!(
+                a.may_point_to(p, v, &existing(id)),
+                Some(false),
+                "{} -> {id}",
+                p.var_name(v)
+            );
         }
     }
-    assert!(ptrs.iter().any(|&v| a.may_point_to(p, v, &existing(2)) == Some(true)));
+    assert!(ptrs
+        .iter()
+        .any(|&v| a.may_point_to(p, v, &existing(2)) == Some(true)));
     // A variable the call never dereferences has no set: the client must assume "may".
     let other = (0..p.num_vars).find(|v| !ptrs.contains(v)).unwrap();
     assert_eq!(a.may_point_to(p, other, &existing(2)), None);
@@ -123,7 +192,11 @@ fn pointers_point_only_into_what_the_call_reaches() {
 fn library_calls_keep_the_sets_of_their_arguments() {
     let (s, a) = answer();
     let p = &s.prog;
-    let into = |id| a.pointers().filter(|&v| a.may_point_to(p, v, &existing(id)) == Some(true)).count();
+    let into = |id| {
+        a.pointers()
+            .filter(|&v| a.may_point_to(p, v, &existing(id)) == Some(true))
+            .count()
+    };
     assert!(into(200) > 0, "no set for strcpy's destination");
     assert!(into(7) > 0, "no set for strcpy's source");
     // t2's buffers stay out of every set.
@@ -162,16 +235,31 @@ fn a_call_through_an_unknown_pointer_may_touch_anything() {
             "call": {"function": "call", "args": [{"targets": [f]}, {"targets": [{"object": 1, "offset": 0}]}]},
             "globals": {"x": 1, "y": 2, "z": 3},
             "objects": objects});
-        let snap = LoadedSnapshot::new(PathBuf::from("generated.json"), serde_json::from_value(v).unwrap(), module.clone()).unwrap();
+        let snap = LoadedSnapshot::new(
+            PathBuf::from("generated.json"),
+            serde_json::from_value(v).unwrap(),
+            module.clone(),
+        )
+        .unwrap();
         let mut s = Session::open(&module, &Default::default()).unwrap();
         let g = MemoryGraph::project(&snap, s.roots()).unwrap();
         let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
-        let z = LiveObject { id: 3, site: s.prog.object_by_label("global:z"), existed: true };
+        let z = LiveObject {
+            id: 3,
+            site: s.prog.object_by_label("global:z"),
+            existed: true,
+        };
         let a = Answer::new(&abs, result);
         (a.unknown(), a.may_write(&s.prog, &z, None))
     };
-    assert_eq!(answer_for(serde_json::json!({"function": "ret_x"})), (false, false));
-    assert_eq!(answer_for(serde_json::json!({"unknown": true})), (true, true));
+    assert_eq!(
+        answer_for(serde_json::json!({"function": "ret_x"})),
+        (false, false)
+    );
+    assert_eq!(
+        answer_for(serde_json::json!({"unknown": true})),
+        (true, true)
+    );
 }
 
 /// A value that may point anywhere (a symbolic pointer, a slot over the read budget) is the
@@ -195,8 +283,16 @@ int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
 "#;
     let module = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("unknown_reads.c");
     std::fs::write(&module, src).unwrap();
-    let globals = [("x", 1, "i32", serde_json::json!([])), ("y", 2, "i32", serde_json::json!([])),
-        ("slot", 3, "i32*", serde_json::json!([{"offset": 0, "targets": [{"object": 1, "offset": 0}]}]))];
+    let globals = [
+        ("x", 1, "i32", serde_json::json!([])),
+        ("y", 2, "i32", serde_json::json!([])),
+        (
+            "slot",
+            3,
+            "i32*",
+            serde_json::json!([{"offset": 0, "targets": [{"object": 1, "offset": 0}]}]),
+        ),
+    ];
     let answer_for = |function: &str, second: serde_json::Value| {
         let objects: Vec<serde_json::Value> = globals
             .iter()
@@ -206,23 +302,37 @@ int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
             "call": {"function": function, "args": [{"targets": [{"unknown": true}]}, {"targets": [second]}]},
             "globals": {"x": 1, "y": 2, "slot": 3},
             "objects": objects});
-        let snap = LoadedSnapshot::new(PathBuf::from("generated.json"), serde_json::from_value(v).unwrap(), module.clone()).unwrap();
+        let snap = LoadedSnapshot::new(
+            PathBuf::from("generated.json"),
+            serde_json::from_value(v).unwrap(),
+            module.clone(),
+        )
+        .unwrap();
         let mut s = Session::open(&module, &Default::default()).unwrap();
         s.points_to = true;
         let g = MemoryGraph::project(&snap, s.roots()).unwrap();
         let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
         (s, Answer::new(&abs, result))
     };
-    let obj = |s: &Session, id: u64, g: &str| LiveObject { id, site: s.prog.object_by_label(&format!("global:{g}")), existed: true };
+    let obj = |s: &Session, id: u64, g: &str| LiveObject {
+        id,
+        site: s.prog.object_by_label(&format!("global:{g}")),
+        existed: true,
+    };
 
     let (s, a) = answer_for("use_box", serde_json::json!({"object": 3, "offset": 0}));
     let (x, y) = (obj(&s, 1, "x"), obj(&s, 2, "y"));
     assert!(a.unknown());
     let ptrs: Vec<u32> = a.pointers().collect();
     // v: may point anywhere.
-    assert!(ptrs.iter().any(|&v| a.may_point_to(&s.prog, v, &y) == Some(true)));
+    assert!(ptrs
+        .iter()
+        .any(|&v| a.may_point_to(&s.prog, v, &y) == Some(true)));
     // w: x and not y.
-    assert!(ptrs.iter().any(|&v| a.may_point_to(&s.prog, v, &x) == Some(true) && a.may_point_to(&s.prog, v, &y) == Some(false)));
+    assert!(ptrs
+        .iter()
+        .any(|&v| a.may_point_to(&s.prog, v, &x) == Some(true)
+            && a.may_point_to(&s.prog, v, &y) == Some(false)));
     assert!(a.may_write(&s.prog, &x, None));
     assert!(!a.may_write(&s.prog, &y, None));
     assert!(a.may_read(&s.prog, &y, None));
@@ -233,7 +343,9 @@ int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
     assert!(a.may_write(&s.prog, &slot, None));
     let ptrs: Vec<u32> = a.pointers().collect();
     assert!(!ptrs.is_empty());
-    assert!(ptrs.iter().all(|&v| a.may_point_to(&s.prog, v, &x) == Some(true)));
+    assert!(ptrs
+        .iter()
+        .all(|&v| a.may_point_to(&s.prog, v, &x) == Some(true)));
 }
 
 /// tests/fixtures/heap.c with `xmalloc` declared an allocator: the analysis's site for
@@ -245,11 +357,35 @@ int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
 fn objects_allocated_inside_an_allocator_wrapper_are_unknown() {
     let module = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/heap.c");
     let node = |allocators: Vec<String>| {
-        let s = Session::open(&module, &pspa::frontend::FrontOptions { allocators, ..Default::default() }).unwrap();
+        let s = Session::open(
+            &module,
+            &pspa::frontend::FrontOptions {
+                allocators,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let inner = s.prog.object_by_label("heap:xmalloc:8").unwrap();
-        assert!(!s.prog.wrapped_sites.contains(&s.prog.object_by_label("heap:main:23").unwrap()));
-        let a = Answer::whole_program(&pspa::analysis::analyze(&s.prog), s.prog.function_by_name("main").unwrap(), None);
-        (s.prog.wrapped_sites.contains(&inner), a.node_of(&s.prog, &LiveObject { id: 1, site: Some(inner), existed: true }))
+        assert!(!s
+            .prog
+            .wrapped_sites
+            .contains(&s.prog.object_by_label("heap:main:23").unwrap()));
+        let a = Answer::whole_program(
+            &pspa::analysis::analyze(&s.prog),
+            s.prog.function_by_name("main").unwrap(),
+            None,
+        );
+        (
+            s.prog.wrapped_sites.contains(&inner),
+            a.node_of(
+                &s.prog,
+                &LiveObject {
+                    id: 1,
+                    site: Some(inner),
+                    existed: true,
+                },
+            ),
+        )
     };
     assert_eq!(node(vec!["xmalloc".into()]), (true, Node::Unknown));
     assert!(matches!(node(vec![]), (false, Node::Static(_))));

@@ -18,13 +18,15 @@
 //! `Solver::apply_model`; see `unknown_code_writes_what_escaped_even_after_strlen_escaped`)
 //! is an error.
 
+use proptest::prelude::*;
 use pspa::facts::*;
 use pspa::layout::{LType, Layout};
 use pspa::models::{model_for, Model};
 use pspa::modref::{self, ModRef};
-use pspa::reference::{CallOrigin, MemCopyChoice, MemCopyMode, RCall, RCallee, RefModRef, Reference, Var};
+use pspa::reference::{
+    CallOrigin, MemCopyChoice, MemCopyMode, RCall, RCallee, RefModRef, Reference, Var,
+};
 use pspa::solver::Solver;
-use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -45,7 +47,13 @@ enum ObjKey {
     AtCall(CallId),
     /// Made by a model at a call the solver made: (caller, line, direct callee or callee
     /// variable, arguments).
-    AtSynthetic(FuncId, u32, Option<FuncId>, Option<VarDesc>, Vec<Option<VarDesc>>),
+    AtSynthetic(
+        FuncId,
+        u32,
+        Option<FuncId>,
+        Option<VarDesc>,
+        Vec<Option<VarDesc>>,
+    ),
 }
 
 type Key = (ObjKey, u32);
@@ -95,7 +103,9 @@ where
 
 fn solver_facts(prog: &Program, s: &Solver, mr: &ModRef) -> Facts {
     let nprog = prog.objects.len();
-    let mut key_of: Vec<Option<ObjKey>> = (0..s.objs.len()).map(|o| (o < nprog).then_some(ObjKey::Prog(o as ObjId))).collect();
+    let mut key_of: Vec<Option<ObjKey>> = (0..s.objs.len())
+        .map(|o| (o < nprog).then_some(ObjKey::Prog(o as ObjId)))
+        .collect();
     for (c, call) in s.calls.iter().enumerate() {
         let Some(h) = call.heap else { continue };
         if (h as usize) < nprog {
@@ -106,28 +116,56 @@ fn solver_facts(prog: &Program, s: &Solver, mr: &ModRef) -> Facts {
         } else {
             // Calls of unknown code pass `ext`, which the solver may have united with a
             // program variable in a cycle (ext -> v -> ext): not a program variable there.
-            let var = |v: u32| if call.caller as usize == prog.functions.len() { VarDesc::Other } else { solver_var(prog, v) };
+            let var = |v: u32| {
+                if call.caller as usize == prog.functions.len() {
+                    VarDesc::Other
+                } else {
+                    solver_var(prog, v)
+                }
+            };
             let (d, i) = match call.callee {
                 Callee::Direct(g) => (Some(g), None),
                 Callee::Indirect(v) => (None, Some(var(v))),
             };
-            ObjKey::AtSynthetic(call.caller, call.line, d, i, call.args.iter().map(|a| a.map(var)).collect())
+            ObjKey::AtSynthetic(
+                call.caller,
+                call.line,
+                d,
+                i,
+                call.args.iter().map(|a| a.map(var)).collect(),
+            )
         });
     }
-    let key_of: Vec<ObjKey> = key_of.into_iter().map(|k| k.expect("every object the solver made belongs to a call")).collect();
+    let key_of: Vec<ObjKey> = key_of
+        .into_iter()
+        .map(|k| k.expect("every object the solver made belongs to a call"))
+        .collect();
     let key = |l: u32| (key_of[s.obj_of(l) as usize].clone(), s.field_of(l));
     let set = |n: u32| -> KeySet { s.points_to(n).iter().map(key).collect() };
     let nf = prog.functions.len() + 1;
     Facts {
         vars: nonempty((0..prog.num_vars).map(|v| (v, set(v)))),
         ext: set(s.ext),
-        mem: nonempty((0..s.objs.len() as ObjId).flat_map(|o| s.field_range(o)).map(|f| (key(f), set(f)))),
-        fi: (0..s.objs.len() as ObjId).filter(|&o| s.is_fi(o)).map(|o| key_of[o as usize].clone()).collect(),
-        live: (0..prog.functions.len() as FuncId).filter(|&f| s.live[f as usize]).collect(),
+        mem: nonempty(
+            (0..s.objs.len() as ObjId)
+                .flat_map(|o| s.field_range(o))
+                .map(|f| (key(f), set(f))),
+        ),
+        fi: (0..s.objs.len() as ObjId)
+            .filter(|&o| s.is_fi(o))
+            .map(|o| key_of[o as usize].clone())
+            .collect(),
+        live: (0..prog.functions.len() as FuncId)
+            .filter(|&f| s.live[f as usize])
+            .collect(),
         callees: nonempty((0..nf).map(|f| (f as FuncId, s.callees[f].iter().copied().collect()))),
         modset: nonempty((0..nf).map(|f| (f as FuncId, mr.modset[f].iter().map(key).collect()))),
         refset: nonempty((0..nf).map(|f| (f as FuncId, mr.refset[f].iter().map(key).collect()))),
-        walked: mr.walked.iter().map(|o| key_of[o as usize].clone()).collect(),
+        walked: mr
+            .walked
+            .iter()
+            .map(|o| key_of[o as usize].clone())
+            .collect(),
         escaped: s.stats.escaped_objects,
     }
 }
@@ -147,15 +185,26 @@ fn ref_facts(prog: &Program, r: &Reference, mr: &RefModRef) -> Facts {
             RCallee::Direct(g) => (Some(g), None),
             RCallee::Indirect(v) => (None, Some(ref_var(v))),
         };
-        ObjKey::AtSynthetic(call.caller, call.line, d, i, call.args.iter().map(|a| a.map(ref_var)).collect())
+        ObjKey::AtSynthetic(
+            call.caller,
+            call.line,
+            d,
+            i,
+            call.args.iter().map(|a| a.map(ref_var)).collect(),
+        )
     };
-    let keys = |s: &BTreeSet<(ObjId, u32)>| -> KeySet { s.iter().map(|&(o, f)| (obj_key(o), f)).collect() };
+    let keys = |s: &BTreeSet<(ObjId, u32)>| -> KeySet {
+        s.iter().map(|&(o, f)| (obj_key(o), f)).collect()
+    };
     let nf = prog.functions.len() + 1;
     Facts {
         vars: nonempty((0..prog.num_vars).map(|v| (v, keys(&r.points_to(Var::Prog(v)))))),
         ext: keys(&r.points_to(Var::Ext)),
         mem: nonempty(r.mem.iter().map(|(&(o, f), s)| ((obj_key(o), f), keys(s)))),
-        fi: (0..r.objects.len() as ObjId).filter(|&o| r.is_fi(o)).map(obj_key).collect(),
+        fi: (0..r.objects.len() as ObjId)
+            .filter(|&o| r.is_fi(o))
+            .map(obj_key)
+            .collect(),
         live: r.live.clone(),
         callees: nonempty((0..nf).map(|f| (f as FuncId, r.callees[f].clone()))),
         modset: nonempty((0..nf).map(|f| (f as FuncId, keys(&mr.modset[f])))),
@@ -171,37 +220,106 @@ fn differences(prog: &Program, opt: &Facts, naive: &Facts) -> Vec<String> {
         ObjKey::Prog(o) => prog.objects[*o as usize].label.clone(),
         k => format!("{k:?}"),
     };
-    let show = |s: &KeySet| s.iter().map(|(k, f)| format!("{}.{}", name(k), f)).collect::<Vec<_>>().join(" ");
-    let fname = |f: &FuncId| prog.functions.get(*f as usize).map(|x| x.name.clone()).unwrap_or("<unknown code>".into());
+    let show = |s: &KeySet| {
+        s.iter()
+            .map(|(k, f)| format!("{}.{}", name(k), f))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let fname = |f: &FuncId| {
+        prog.functions
+            .get(*f as usize)
+            .map(|x| x.name.clone())
+            .unwrap_or("<unknown code>".into())
+    };
     let mut out = Vec::new();
-    fn cmp_maps<K: Ord + Clone, V: PartialEq + Default + Clone>(a: &BTreeMap<K, V>, b: &BTreeMap<K, V>, mut f: impl FnMut(&K, &V, &V)) {
+    fn cmp_maps<K: Ord + Clone, V: PartialEq + Default + Clone>(
+        a: &BTreeMap<K, V>,
+        b: &BTreeMap<K, V>,
+        mut f: impl FnMut(&K, &V, &V),
+    ) {
         let keys: BTreeSet<&K> = a.keys().chain(b.keys()).collect();
         for k in keys {
-            let (x, y) = (a.get(k).cloned().unwrap_or_default(), b.get(k).cloned().unwrap_or_default());
+            let (x, y) = (
+                a.get(k).cloned().unwrap_or_default(),
+                b.get(k).cloned().unwrap_or_default(),
+            );
             if x != y {
                 f(k, &x, &y);
             }
         }
     }
-    cmp_maps(&opt.vars, &naive.vars, |v, x, y| out.push(format!("pts {}: solver [{}] reference [{}]", prog.var_name(*v), show(x), show(y))));
+    cmp_maps(&opt.vars, &naive.vars, |v, x, y| {
+        out.push(format!(
+            "pts {}: solver [{}] reference [{}]",
+            prog.var_name(*v),
+            show(x),
+            show(y)
+        ))
+    });
     if opt.ext != naive.ext {
-        out.push(format!("pts ext: solver [{}] reference [{}]", show(&opt.ext), show(&naive.ext)));
+        out.push(format!(
+            "pts ext: solver [{}] reference [{}]",
+            show(&opt.ext),
+            show(&naive.ext)
+        ));
     }
-    cmp_maps(&opt.mem, &naive.mem, |(k, f), x, y| out.push(format!("mem {}.{}: solver [{}] reference [{}]", name(k), f, show(x), show(y))));
+    cmp_maps(&opt.mem, &naive.mem, |(k, f), x, y| {
+        out.push(format!(
+            "mem {}.{}: solver [{}] reference [{}]",
+            name(k),
+            f,
+            show(x),
+            show(y)
+        ))
+    });
     if opt.fi != naive.fi {
-        out.push(format!("field-insensitive: solver {:?} reference {:?}", opt.fi, naive.fi));
+        out.push(format!(
+            "field-insensitive: solver {:?} reference {:?}",
+            opt.fi, naive.fi
+        ));
     }
     if opt.live != naive.live {
-        out.push(format!("live: solver {:?} reference {:?}", opt.live, naive.live));
+        out.push(format!(
+            "live: solver {:?} reference {:?}",
+            opt.live, naive.live
+        ));
     }
-    cmp_maps(&opt.callees, &naive.callees, |f, x, y| out.push(format!("callees of {}: solver {:?} reference {:?}", fname(f), x, y)));
-    cmp_maps(&opt.modset, &naive.modset, |f, x, y| out.push(format!("mod {}: solver [{}] reference [{}]", fname(f), show(x), show(y))));
-    cmp_maps(&opt.refset, &naive.refset, |f, x, y| out.push(format!("ref {}: solver [{}] reference [{}]", fname(f), show(x), show(y))));
+    cmp_maps(&opt.callees, &naive.callees, |f, x, y| {
+        out.push(format!(
+            "callees of {}: solver {:?} reference {:?}",
+            fname(f),
+            x,
+            y
+        ))
+    });
+    cmp_maps(&opt.modset, &naive.modset, |f, x, y| {
+        out.push(format!(
+            "mod {}: solver [{}] reference [{}]",
+            fname(f),
+            show(x),
+            show(y)
+        ))
+    });
+    cmp_maps(&opt.refset, &naive.refset, |f, x, y| {
+        out.push(format!(
+            "ref {}: solver [{}] reference [{}]",
+            fname(f),
+            show(x),
+            show(y)
+        ))
+    });
     if opt.walked != naive.walked {
-        out.push(format!("walked: solver {:?} reference {:?}", opt.walked, naive.walked));
+        out.push(format!(
+            "walked: solver {:?} reference {:?}",
+            opt.walked, naive.walked
+        ));
     }
     if opt.escaped != naive.escaped {
-        out.push(format!("escaped objects: solver {} reference {}", opt.escaped, naive.escaped));
+        out.push(format!(
+            "escaped objects: solver {} reference {}",
+            opt.escaped, naive.escaped
+        ));
     }
     out
 }
@@ -211,11 +329,20 @@ fn differences(prog: &Program, opt: &Facts, naive: &Facts) -> Vec<String> {
 /// a larger one makes larger components, which drop more locals from what their callers
 /// see, so mod/ref is not monotone in the call graph (it is in the accesses).
 fn missing(prog: &Program, small: &Facts, big: &Facts) -> Vec<String> {
-    let canon = |(k, f): &Key| if big.fi.contains(k) { (k.clone(), 0) } else { (k.clone(), *f) };
+    let canon = |(k, f): &Key| {
+        if big.fi.contains(k) {
+            (k.clone(), 0)
+        } else {
+            (k.clone(), *f)
+        }
+    };
     let cset = |s: &KeySet| -> KeySet { s.iter().map(canon).collect() };
     let mut out = Vec::new();
     for (v, s) in &small.vars {
-        let lack: Vec<Key> = cset(s).difference(big.vars.get(v).unwrap_or(&KeySet::new())).cloned().collect();
+        let lack: Vec<Key> = cset(s)
+            .difference(big.vars.get(v).unwrap_or(&KeySet::new()))
+            .cloned()
+            .collect();
         if !lack.is_empty() {
             out.push(format!("pts {} lacks {:?}", prog.var_name(*v), lack));
         }
@@ -229,7 +356,11 @@ fn missing(prog: &Program, small: &Facts, big: &Facts) -> Vec<String> {
     }
     for (k, s) in &mem {
         if !s.is_subset(big.mem.get(k).unwrap_or(&KeySet::new())) {
-            out.push(format!("mem {k:?} lacks {:?}", s.difference(big.mem.get(k).unwrap_or(&KeySet::new())).collect::<Vec<_>>()));
+            out.push(format!(
+                "mem {k:?} lacks {:?}",
+                s.difference(big.mem.get(k).unwrap_or(&KeySet::new()))
+                    .collect::<Vec<_>>()
+            ));
         }
     }
     if !small.fi.is_subset(&big.fi) || !small.live.is_subset(&big.live) {
@@ -241,9 +372,15 @@ fn missing(prog: &Program, small: &Facts, big: &Facts) -> Vec<String> {
         }
     }
     if small.callees == big.callees {
-        for (sets, bsets, what) in [(&small.modset, &big.modset, "mod"), (&small.refset, &big.refset, "ref")] {
+        for (sets, bsets, what) in [
+            (&small.modset, &big.modset, "mod"),
+            (&small.refset, &big.refset, "ref"),
+        ] {
             for (f, s) in sets {
-                let lack: Vec<Key> = cset(s).difference(bsets.get(f).unwrap_or(&KeySet::new())).cloned().collect();
+                let lack: Vec<Key> = cset(s)
+                    .difference(bsets.get(f).unwrap_or(&KeySet::new()))
+                    .cloned()
+                    .collect();
                 if !lack.is_empty() {
                     out.push(format!("{what} of function {f} lacks {lack:?}"));
                 }
@@ -262,7 +399,11 @@ fn unknown_code_accesses_dropped(prog: &Program, s: &Solver) -> bool {
         return false;
     }
     let ext = s.find_ro(s.ext);
-    let has = |write: bool| s.accesses[x].iter().any(|(a, deep)| a.write == write && a.size.is_none() && !deep && s.find_ro(a.ptr) == ext);
+    let has = |write: bool| {
+        s.accesses[x].iter().any(|(a, deep)| {
+            a.write == write && a.size.is_none() && !deep && s.find_ro(a.ptr) == ext
+        })
+    };
     !(has(true) && has(false))
 }
 
@@ -280,7 +421,10 @@ fn compare(prog: &Program, entries: &[FuncId]) -> Result<Outcome, String> {
 }
 
 /// `compare`, with the solver's statistics (which of its optimisations the program ran).
-fn compare_with_stats(prog: &Program, entries: &[FuncId]) -> Result<(Outcome, pspa::solver::SolverStats), String> {
+fn compare_with_stats(
+    prog: &Program,
+    entries: &[FuncId],
+) -> Result<(Outcome, pspa::solver::SolverStats), String> {
     let mut s = Solver::new(prog);
     s.solve(entries);
     let smr = modref::compute(&s);
@@ -292,7 +436,10 @@ fn compare_with_stats(prog: &Program, entries: &[FuncId]) -> Result<(Outcome, ps
     }
     let strip = |f: &Facts| f.clone();
     let (errors, outcome) = match r.memcopy_exact() {
-        Ok(()) => (differences(prog, &strip(&opt), &strip(&naive)), Outcome::Equal),
+        Ok(()) => (
+            differences(prog, &strip(&opt), &strip(&naive)),
+            Outcome::Equal,
+        ),
         Err(choice) => {
             let d = differences(prog, &strip(&opt), &strip(&naive));
             if d.is_empty() {
@@ -304,12 +451,18 @@ fn compare_with_stats(prog: &Program, entries: &[FuncId]) -> Result<(Outcome, ps
                 // most what the pairwise reference holds.
                 let low = Reference::solve(prog, entries, MemCopyMode::Direct);
                 let low = ref_facts(prog, &low, &low.modref());
-                let mut m: Vec<String> =
-                    missing(prog, &strip(&low), &strip(&opt)).into_iter().map(|e| format!("below the merge-free reference: {e}")).collect();
+                let mut m: Vec<String> = missing(prog, &strip(&low), &strip(&opt))
+                    .into_iter()
+                    .map(|e| format!("below the merge-free reference: {e}"))
+                    .collect();
                 let why = match choice {
                     MemCopyChoice::Merged(why) => why,
                     MemCopyChoice::Collapse(why) => {
-                        m.extend(missing(prog, &opt, &naive).into_iter().map(|e| format!("beyond the pairwise reference: {e}")));
+                        m.extend(
+                            missing(prog, &opt, &naive)
+                                .into_iter()
+                                .map(|e| format!("beyond the pairwise reference: {e}")),
+                        );
                         why
                     }
                 };
@@ -328,7 +481,11 @@ fn compare_with_stats(prog: &Program, entries: &[FuncId]) -> Result<(Outcome, ps
 
 fn c_files(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "c")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
     v.sort();
     v
 }
@@ -349,47 +506,103 @@ fn every_fixture_matches_the_reference() {
     let (mut vars, mut fields) = (0usize, 0usize);
     for path in &files {
         let src = std::fs::read_to_string(path).unwrap();
-        let allocators: Vec<String> =
-            src.lines().filter_map(|l| l.trim_start().strip_prefix("//! allocator ")).map(|n| n.trim().to_string()).collect();
-        let opts = pspa::frontend::FrontOptions { allocators, ..Default::default() };
-        let prog = Program::from_file(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let entries: Vec<FuncId> = (0..prog.functions.len() as FuncId).filter(|&f| prog.functions[f as usize].defined).collect();
+        let allocators: Vec<String> = src
+            .lines()
+            .filter_map(|l| l.trim_start().strip_prefix("//! allocator "))
+            .map(|n| n.trim().to_string())
+            .collect();
+        let opts = pspa::frontend::FrontOptions {
+            allocators,
+            ..Default::default()
+        };
+        let prog =
+            Program::from_file(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let entries: Vec<FuncId> = (0..prog.functions.len() as FuncId)
+            .filter(|&f| prog.functions[f as usize].defined)
+            .collect();
         let r = Reference::solve(&prog, &entries, MemCopyMode::Pairwise);
-        vars += (0..prog.num_vars).filter(|&v| !r.points_to(Var::Prog(v)).is_empty()).count();
+        vars += (0..prog.num_vars)
+            .filter(|&v| !r.points_to(Var::Prog(v)).is_empty())
+            .count();
         fields += r.mem.values().filter(|s| !s.is_empty()).count();
         // Also from main alone, as a local analysis starts from one function: only what
         // main reaches is live, indirect targets included.
-        let from_main = prog.function_by_name("main").map(|m| ("from main", vec![m]));
-        for (which, entries) in std::iter::once(("every function an entry", entries)).chain(from_main) {
+        let from_main = prog
+            .function_by_name("main")
+            .map(|m| ("from main", vec![m]));
+        for (which, entries) in
+            std::iter::once(("every function an entry", entries)).chain(from_main)
+        {
             match compare(&prog, &entries) {
                 Ok(Outcome::Equal) => {}
-                Ok(Outcome::Included(why)) => errors.push(format!("{} ({which}): not exactly comparable: {why}", path.display())),
+                Ok(Outcome::Included(why)) => errors.push(format!(
+                    "{} ({which}): not exactly comparable: {why}",
+                    path.display()
+                )),
                 Err(e) => errors.push(format!("{} ({which}):\n{e}", path.display())),
             }
         }
     }
     assert!(errors.is_empty(), "\n{}", errors.join("\n\n"));
     // Not vacuous: the fixtures have pointers (hundreds of non-empty sets).
-    assert!(vars > 200 && fields > 50, "only {vars} variables and {fields} fields point somewhere");
+    assert!(
+        vars > 200 && fields > 50,
+        "only {vars} variables and {fields} fields point somewhere"
+    );
 }
 
 // ---- hand-built programs -------------------------------------------------------------------
 
 fn obj(p: &mut Program, label: &str, kind: ObjKind, layout: Option<LayoutId>) -> ObjId {
-    p.add_object(Object { label: label.into(), kind, layout, owner: None, func: None, readonly: false })
+    p.add_object(Object {
+        label: label.into(),
+        kind,
+        layout,
+        owner: None,
+        func: None,
+        readonly: false,
+    })
 }
 
 fn function(p: &mut Program, name: &str, defined: bool, model: Option<Model>) -> FuncId {
     let g = p.functions.len() as FuncId;
-    let o = p.add_object(Object { label: format!("func:{name}"), kind: ObjKind::Func, layout: None, owner: None, func: Some(g), readonly: false });
-    p.functions.push(Function { name: name.into(), defined, obj: o, model, ..Default::default() });
+    let o = p.add_object(Object {
+        label: format!("func:{name}"),
+        kind: ObjKind::Func,
+        layout: None,
+        owner: None,
+        func: Some(g),
+        readonly: false,
+    });
+    p.functions.push(Function {
+        name: name.into(),
+        defined,
+        obj: o,
+        model,
+        ..Default::default()
+    });
     g
 }
 
-fn call(p: &mut Program, caller: FuncId, callee: Callee, args: Vec<Option<VarId>>, ret: Option<VarId>) -> CallId {
+fn call(
+    p: &mut Program,
+    caller: FuncId,
+    callee: Callee,
+    args: Vec<Option<VarId>>,
+    ret: Option<VarId>,
+) -> CallId {
     let c = p.calls.len() as CallId;
     let arg_ptr = Some(args.iter().map(|a| a.is_some()).collect());
-    p.calls.push(CallSite { caller, callee, args, ret, line: 10 + c, heap: None, arg_ptr, model: None });
+    p.calls.push(CallSite {
+        caller,
+        callee,
+        args,
+        ret,
+        line: 10 + c,
+        heap: None,
+        arg_ptr,
+        model: None,
+    });
     p.functions[caller as usize].calls.push(c);
     c
 }
@@ -400,20 +613,64 @@ fn call(p: &mut Program, caller: FuncId, callee: Callee, args: Vec<Option<VarId>
 fn reference_fields_and_collapse_by_hand() {
     let mut p = Program::default();
     let ptr = LType::Prim { size: 8 };
-    let pair = p.add_layout(Layout::new("pair", LType::Struct { size: 16, members: vec![(0, ptr.clone()), (8, ptr)] }));
+    let pair = p.add_layout(Layout::new(
+        "pair",
+        LType::Struct {
+            size: 16,
+            members: vec![(0, ptr.clone()), (8, ptr)],
+        },
+    ));
     let s = obj(&mut p, "global:s", ObjKind::Global, Some(pair));
-    let (a, b) = (obj(&mut p, "global:a", ObjKind::Global, None), obj(&mut p, "global:b", ObjKind::Global, None));
+    let (a, b) = (
+        obj(&mut p, "global:a", ObjKind::Global, None),
+        obj(&mut p, "global:b", ObjKind::Global, None),
+    );
     let main = function(&mut p, "main", true, None);
     let [ps, pa, pb, ps8, u, w, walk] = [(); 7].map(|_| p.new_var());
     p.functions[main as usize].constraints = vec![
-        Constraint::AddrOf { dst: ps, obj: s, offset: 0 },
-        Constraint::AddrOf { dst: pa, obj: a, offset: 0 },
-        Constraint::AddrOf { dst: pb, obj: b, offset: 0 },
-        Constraint::Gep { dst: ps8, src: ps, gep: Gep { offset: 8, strides: vec![] } },
-        Constraint::Store { ptr: ps, src: pa, size: 8 },  // s.0 = &a
-        Constraint::Store { ptr: ps8, src: pb, size: 8 }, // s.1 = &b
-        Constraint::Load { dst: u, ptr: ps8, size: 8 },   // u = s.1 = {b}
-        Constraint::Load { dst: w, ptr: ps, size: 16 },   // a 16-byte read covers both fields
+        Constraint::AddrOf {
+            dst: ps,
+            obj: s,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: pa,
+            obj: a,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: pb,
+            obj: b,
+            offset: 0,
+        },
+        Constraint::Gep {
+            dst: ps8,
+            src: ps,
+            gep: Gep {
+                offset: 8,
+                strides: vec![],
+            },
+        },
+        Constraint::Store {
+            ptr: ps,
+            src: pa,
+            size: 8,
+        }, // s.0 = &a
+        Constraint::Store {
+            ptr: ps8,
+            src: pb,
+            size: 8,
+        }, // s.1 = &b
+        Constraint::Load {
+            dst: u,
+            ptr: ps8,
+            size: 8,
+        }, // u = s.1 = {b}
+        Constraint::Load {
+            dst: w,
+            ptr: ps,
+            size: 16,
+        }, // a 16-byte read covers both fields
     ];
     let r = Reference::solve(&p, &[main], MemCopyMode::Pairwise);
     assert_eq!(r.points_to(Var::Prog(ps8)), BTreeSet::from([(s, 1)]));
@@ -423,7 +680,13 @@ fn reference_fields_and_collapse_by_hand() {
     assert_eq!(compare(&p, &[main]), Ok(Outcome::Equal));
     // A walk by one byte at unknown multiples (stride 1) leaves field 1: s collapses, its
     // fields merge, and u, reading field 0 = the whole object now, sees both targets.
-    p.functions[main as usize].constraints.push(Constraint::Gep { dst: walk, src: ps8, gep: Gep::unknown() });
+    p.functions[main as usize]
+        .constraints
+        .push(Constraint::Gep {
+            dst: walk,
+            src: ps8,
+            gep: Gep::unknown(),
+        });
     let r = Reference::solve(&p, &[main], MemCopyMode::Pairwise);
     assert_eq!(r.collapsed, BTreeSet::from([s]));
     assert_eq!(r.points_to(Var::Prog(ps8)), BTreeSet::from([(s, 0)]));
@@ -443,16 +706,47 @@ fn reference_modref_by_hand() {
     let leaf = function(&mut p, "leaf", true, None);
     let g = obj(&mut p, "global:g", ObjKind::Global, None);
     let local = |p: &mut Program, f: FuncId, name: &str| {
-        let o = p.add_object(Object { label: format!("stack:{name}:x"), kind: ObjKind::Stack, layout: None, owner: Some(f), func: None, readonly: false });
+        let o = p.add_object(Object {
+            label: format!("stack:{name}:x"),
+            kind: ObjKind::Stack,
+            layout: None,
+            owner: Some(f),
+            func: None,
+            readonly: false,
+        });
         let v = p.new_var();
-        p.functions[f as usize].constraints.push(Constraint::AddrOf { dst: v, obj: o, offset: 0 });
-        p.functions[f as usize].accesses.push(Access { ptr: v, size: Some(8), write: true });
+        p.functions[f as usize]
+            .constraints
+            .push(Constraint::AddrOf {
+                dst: v,
+                obj: o,
+                offset: 0,
+            });
+        p.functions[f as usize].accesses.push(Access {
+            ptr: v,
+            size: Some(8),
+            write: true,
+        });
         o
     };
-    let (lm, lr, ll) = (local(&mut p, main, "main"), local(&mut p, rec, "rec"), local(&mut p, leaf, "leaf"));
+    let (lm, lr, ll) = (
+        local(&mut p, main, "main"),
+        local(&mut p, rec, "rec"),
+        local(&mut p, leaf, "leaf"),
+    );
     let pg = p.new_var();
-    p.functions[leaf as usize].constraints.push(Constraint::AddrOf { dst: pg, obj: g, offset: 0 });
-    p.functions[leaf as usize].accesses.push(Access { ptr: pg, size: None, write: true });
+    p.functions[leaf as usize]
+        .constraints
+        .push(Constraint::AddrOf {
+            dst: pg,
+            obj: g,
+            offset: 0,
+        });
+    p.functions[leaf as usize].accesses.push(Access {
+        ptr: pg,
+        size: None,
+        write: true,
+    });
     call(&mut p, main, Callee::Direct(rec), vec![], None);
     call(&mut p, rec, Callee::Direct(rec), vec![], None);
     call(&mut p, rec, Callee::Direct(leaf), vec![], None);
@@ -461,7 +755,9 @@ fn reference_modref_by_hand() {
     assert_eq!(mr.modset[leaf as usize], BTreeSet::from([(g, 0)]));
     assert_eq!(mr.modset[rec as usize], BTreeSet::from([(g, 0), (lr, 0)]));
     assert_eq!(mr.modset[main as usize], BTreeSet::from([(g, 0)]));
-    assert!(!mr.modset[main as usize].contains(&(lm, 0)) && !mr.modset[rec as usize].contains(&(ll, 0)));
+    assert!(
+        !mr.modset[main as usize].contains(&(lm, 0)) && !mr.modset[rec as usize].contains(&(ll, 0))
+    );
     assert_eq!(compare(&p, &[main]), Ok(Outcome::Equal));
 }
 
@@ -479,24 +775,56 @@ fn reference_calls_by_hand() {
     let [fp, px, f1, f2, r2, pu] = [(); 6].map(|_| p.new_var());
     p.functions[two as usize].formals = vec![Some(f1), Some(f2)];
     p.functions[two as usize].ret = Some(r2);
-    p.functions[two as usize].constraints.push(Constraint::Copy { dst: r2, src: f2 });
+    p.functions[two as usize]
+        .constraints
+        .push(Constraint::Copy { dst: r2, src: f2 });
     p.functions[int_arg as usize].formals = vec![None];
-    let (ftwo, fint, funk) = (p.functions[two as usize].obj, p.functions[int_arg as usize].obj, p.functions[unknown as usize].obj);
+    let (ftwo, fint, funk) = (
+        p.functions[two as usize].obj,
+        p.functions[int_arg as usize].obj,
+        p.functions[unknown as usize].obj,
+    );
     p.functions[main as usize].constraints = vec![
-        Constraint::AddrOf { dst: fp, obj: ftwo, offset: 0 },
-        Constraint::AddrOf { dst: fp, obj: fint, offset: 0 },
-        Constraint::AddrOf { dst: px, obj: x, offset: 0 },
-        Constraint::AddrOf { dst: pu, obj: funk, offset: 0 },
+        Constraint::AddrOf {
+            dst: fp,
+            obj: ftwo,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: fp,
+            obj: fint,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: px,
+            obj: x,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: pu,
+            obj: funk,
+            offset: 0,
+        },
     ];
     // fp(px, px) -> r: `two` fits; `int_arg` takes no pointer: not bound.
     let ret = p.new_var();
-    let c = call(&mut p, main, Callee::Indirect(fp), vec![Some(px), Some(px)], Some(ret));
+    let c = call(
+        &mut p,
+        main,
+        Callee::Indirect(fp),
+        vec![Some(px), Some(px)],
+        Some(ret),
+    );
     // unknown(fp): fp's functions escape; unknown code calls `two` with escaped arguments.
     call(&mut p, main, Callee::Direct(unknown), vec![Some(fp)], None);
     let r = Reference::solve(&p, &[main], MemCopyMode::Pairwise);
     assert!(r.bound.contains(&(c as usize, two)) && !r.bound.contains(&(c as usize, int_arg)));
     assert!(r.points_to(Var::Prog(ret)).contains(&(x, 0)));
-    let escape_calls: Vec<&RCall> = r.calls.iter().filter(|c| matches!(c.origin, CallOrigin::Escape { .. })).collect();
+    let escape_calls: Vec<&RCall> = r
+        .calls
+        .iter()
+        .filter(|c| matches!(c.origin, CallOrigin::Escape { .. }))
+        .collect();
     assert_eq!(escape_calls.len(), 2, "both functions fp points to escape");
     // Unknown code's escaped arguments reach `two`'s formals.
     assert!(r.points_to(Var::Prog(f1)).contains(&(ftwo, 0)));
@@ -517,30 +845,78 @@ fn reference_calls_by_hand() {
 fn memcopy_pairs_are_not_redone_after_a_collapse() {
     let mut p = Program::default();
     let ptr = LType::Prim { size: 8 };
-    let pair = p.add_layout(Layout::new("pair", LType::Struct { size: 16, members: vec![(0, ptr.clone()), (8, ptr)] }));
+    let pair = p.add_layout(Layout::new(
+        "pair",
+        LType::Struct {
+            size: 16,
+            members: vec![(0, ptr.clone()), (8, ptr)],
+        },
+    ));
     let main = function(&mut p, "main", true, None);
-    let [a, a2, c] = ["global:a", "global:a2", "global:c"].map(|l| obj(&mut p, l, ObjKind::Global, Some(pair)));
-    let [d, x, y, cell] = ["global:d", "global:x", "global:y", "global:cell"].map(|l| obj(&mut p, l, ObjKind::Global, None));
+    let [a, a2, c] =
+        ["global:a", "global:a2", "global:c"].map(|l| obj(&mut p, l, ObjKind::Global, Some(pair)));
+    let [d, x, y, cell] = ["global:d", "global:x", "global:y", "global:cell"]
+        .map(|l| obj(&mut p, l, ObjKind::Global, None));
     p.init = vec![(c, 0, y, 0), (c, 8, x, 0), (cell, 0, a, 0)];
     // q first: the solver handles complex constraints in node order, so the gep on q sees
     // q's target only in the round after the load fills q.
     let [q, w, pd, ps, pcell] = [(); 5].map(|_| p.new_var());
     p.functions[main as usize].constraints = vec![
-        Constraint::AddrOf { dst: pd, obj: a, offset: 0 },
-        Constraint::AddrOf { dst: pd, obj: a2, offset: 0 },
-        Constraint::AddrOf { dst: ps, obj: c, offset: 0 },
-        Constraint::AddrOf { dst: ps, obj: d, offset: 0 },
-        Constraint::MemCopy { dst: pd, src: ps, size: None },
-        Constraint::AddrOf { dst: pcell, obj: cell, offset: 0 },
-        Constraint::Load { dst: q, ptr: pcell, size: 8 },
-        Constraint::Gep { dst: w, src: q, gep: Gep::unknown() },
+        Constraint::AddrOf {
+            dst: pd,
+            obj: a,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: pd,
+            obj: a2,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: ps,
+            obj: c,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: ps,
+            obj: d,
+            offset: 0,
+        },
+        Constraint::MemCopy {
+            dst: pd,
+            src: ps,
+            size: None,
+        },
+        Constraint::AddrOf {
+            dst: pcell,
+            obj: cell,
+            offset: 0,
+        },
+        Constraint::Load {
+            dst: q,
+            ptr: pcell,
+            size: 8,
+        },
+        Constraint::Gep {
+            dst: w,
+            src: q,
+            gep: Gep::unknown(),
+        },
     ];
     let mut s = Solver::new(&p);
     s.solve(&[main]);
     assert!(s.is_fi(a) && !s.is_fi(a2));
-    assert_eq!(s.points_to(s.loc(a2, 8)).iter().collect::<Vec<_>>(), vec![s.loc(x, 0)], "solver: a2.1 = c.1 = {{x}}");
+    assert_eq!(
+        s.points_to(s.loc(a2, 8)).iter().collect::<Vec<_>>(),
+        vec![s.loc(x, 0)],
+        "solver: a2.1 = c.1 = {{x}}"
+    );
     let r = Reference::solve(&p, &[main], MemCopyMode::Pairwise);
-    assert_eq!(r.contents((a2, 1)), BTreeSet::from([(x, 0), (y, 0)]), "pairwise reference: (a, c) through the merge node");
+    assert_eq!(
+        r.contents((a2, 1)),
+        BTreeSet::from([(x, 0), (y, 0)]),
+        "pairwise reference: (a, c) through the merge node"
+    );
     let low = Reference::solve(&p, &[main], MemCopyMode::Direct);
     assert_eq!(low.contents((a2, 1)), BTreeSet::from([(x, 0)]));
     assert!(matches!(r.memcopy_exact(), Err(MemCopyChoice::Collapse(_))));
@@ -624,20 +1000,69 @@ const EXTERNALS: &[(&str, usize)] = &[
 
 fn layouts() -> Vec<Layout> {
     let p8 = LType::Prim { size: 8 };
-    let pair = LType::Struct { size: 16, members: vec![(0, p8.clone()), (8, p8.clone())] };
+    let pair = LType::Struct {
+        size: 16,
+        members: vec![(0, p8.clone()), (8, p8.clone())],
+    };
     vec![
         Layout::new("pair", pair.clone()),
         Layout::new(
             "arr",
-            LType::Struct { size: 40, members: vec![(0, p8.clone()), (8, LType::Array { count: 3, elem: Box::new(p8.clone()) }), (32, p8.clone())] },
+            LType::Struct {
+                size: 40,
+                members: vec![
+                    (0, p8.clone()),
+                    (
+                        8,
+                        LType::Array {
+                            count: 3,
+                            elem: Box::new(p8.clone()),
+                        },
+                    ),
+                    (32, p8.clone()),
+                ],
+            },
         ),
         Layout::new(
             "elems",
-            LType::Array { count: 4, elem: Box::new(LType::Struct { size: 16, members: vec![(0, p8.clone()), (8, LType::Prim { size: 4 })] }) },
+            LType::Array {
+                count: 4,
+                elem: Box::new(LType::Struct {
+                    size: 16,
+                    members: vec![(0, p8.clone()), (8, LType::Prim { size: 4 })],
+                }),
+            },
         ),
-        Layout::new("chars", LType::Array { count: 16, elem: Box::new(LType::Prim { size: 1 }) }),
-        Layout::new("nested", LType::Struct { size: 32, members: vec![(0, LType::Prim { size: 4 }), (8, p8.clone()), (16, pair)] }),
-        Layout::new("flex", LType::Struct { size: 8, members: vec![(0, p8.clone()), (8, LType::Array { count: 0, elem: Box::new(p8) })] }),
+        Layout::new(
+            "chars",
+            LType::Array {
+                count: 16,
+                elem: Box::new(LType::Prim { size: 1 }),
+            },
+        ),
+        Layout::new(
+            "nested",
+            LType::Struct {
+                size: 32,
+                members: vec![(0, LType::Prim { size: 4 }), (8, p8.clone()), (16, pair)],
+            },
+        ),
+        Layout::new(
+            "flex",
+            LType::Struct {
+                size: 8,
+                members: vec![
+                    (0, p8.clone()),
+                    (
+                        8,
+                        LType::Array {
+                            count: 0,
+                            elem: Box::new(p8),
+                        },
+                    ),
+                ],
+            },
+        ),
     ]
 }
 
@@ -671,7 +1096,9 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
     let ne = rc.externals.len();
     // Functions first (their objects too), then data objects.
     for (i, f) in rc.funcs.iter().enumerate() {
-        let model = f.allocator.then(|| model_for("xalloc", &["xalloc".to_string()]));
+        let model = f
+            .allocator
+            .then(|| model_for("xalloc", &["xalloc".to_string()]));
         function(&mut p, &format!("f{i}"), true, model);
     }
     for (i, &e) in rc.externals.iter().enumerate() {
@@ -693,18 +1120,51 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
             _ => (ObjKind::Stack, Some((owner as usize % nd) as FuncId)),
         };
         let readonly = ro && kind == ObjKind::Global;
-        let o = p.add_object(Object { label: format!("obj{i}"), kind, layout, owner, func: None, readonly });
+        let o = p.add_object(Object {
+            label: format!("obj{i}"),
+            kind,
+            layout,
+            owner,
+            func: None,
+            readonly,
+        });
         data.push(o);
     }
     let all_objs = p.objects.len();
     let v = |x: u8| (x % NV) as VarId;
     let cx = |c: &Cx| match *c {
-        Cx::AddrOf(d, o, off) => Constraint::AddrOf { dst: v(d), obj: (o as usize % all_objs) as ObjId, offset: ADDR_OFFSETS[off as usize % 8] },
-        Cx::Copy(d, s) => Constraint::Copy { dst: v(d), src: v(s) },
-        Cx::Load(d, s, z) => Constraint::Load { dst: v(d), ptr: v(s), size: SIZES[z as usize % SIZES.len()] },
-        Cx::Store(d, s, z) => Constraint::Store { ptr: v(d), src: v(s), size: SIZES[z as usize % SIZES.len()] },
-        Cx::Gep(d, s, off, st) => Constraint::Gep { dst: v(d), src: v(s), gep: Gep { offset: GEP_OFFSETS[off as usize % 9], strides: strides(st) } },
-        Cx::MemCopy(d, s, z) => Constraint::MemCopy { dst: v(d), src: v(s), size: COPY_SIZES[z as usize % 5] },
+        Cx::AddrOf(d, o, off) => Constraint::AddrOf {
+            dst: v(d),
+            obj: (o as usize % all_objs) as ObjId,
+            offset: ADDR_OFFSETS[off as usize % 8],
+        },
+        Cx::Copy(d, s) => Constraint::Copy {
+            dst: v(d),
+            src: v(s),
+        },
+        Cx::Load(d, s, z) => Constraint::Load {
+            dst: v(d),
+            ptr: v(s),
+            size: SIZES[z as usize % SIZES.len()],
+        },
+        Cx::Store(d, s, z) => Constraint::Store {
+            ptr: v(d),
+            src: v(s),
+            size: SIZES[z as usize % SIZES.len()],
+        },
+        Cx::Gep(d, s, off, st) => Constraint::Gep {
+            dst: v(d),
+            src: v(s),
+            gep: Gep {
+                offset: GEP_OFFSETS[off as usize % 9],
+                strides: strides(st),
+            },
+        },
+        Cx::MemCopy(d, s, z) => Constraint::MemCopy {
+            dst: v(d),
+            src: v(s),
+            size: COPY_SIZES[z as usize % 5],
+        },
         Cx::Escape(s) => Constraint::Escape { src: v(s) },
         Cx::Temp(..) => unreachable!("expanded by cxs"),
     };
@@ -714,15 +1174,38 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
             if let Cx::Temp(kind, a, b, k, usage) = *c {
                 let t = p.new_var();
                 out.push(match kind % 4 {
-                    0 => Constraint::Load { dst: t, ptr: v(a), size: SIZES[k as usize % SIZES.len()] },
-                    1 => Constraint::Gep { dst: t, src: v(a), gep: Gep { offset: GEP_OFFSETS[k as usize % 9], strides: strides(k / 9) } },
-                    2 => Constraint::AddrOf { dst: t, obj: (a as usize % all_objs) as ObjId, offset: ADDR_OFFSETS[k as usize % 8] },
+                    0 => Constraint::Load {
+                        dst: t,
+                        ptr: v(a),
+                        size: SIZES[k as usize % SIZES.len()],
+                    },
+                    1 => Constraint::Gep {
+                        dst: t,
+                        src: v(a),
+                        gep: Gep {
+                            offset: GEP_OFFSETS[k as usize % 9],
+                            strides: strides(k / 9),
+                        },
+                    },
+                    2 => Constraint::AddrOf {
+                        dst: t,
+                        obj: (a as usize % all_objs) as ObjId,
+                        offset: ADDR_OFFSETS[k as usize % 8],
+                    },
                     _ => Constraint::Copy { dst: t, src: v(a) },
                 });
                 out.push(match usage % 3 {
                     0 => Constraint::Copy { dst: v(b), src: t },
-                    1 => Constraint::Store { ptr: t, src: v(b), size: 8 },
-                    _ => Constraint::Load { dst: v(b), ptr: t, size: 8 },
+                    1 => Constraint::Store {
+                        ptr: t,
+                        src: v(b),
+                        size: 8,
+                    },
+                    _ => Constraint::Load {
+                        dst: v(b),
+                        ptr: t,
+                        size: 8,
+                    },
                 });
             } else {
                 out.push(cx(c));
@@ -737,14 +1220,33 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
         func.constraints = constraints;
         func.formals = f.formals.iter().map(|a| a.map(v)).collect();
         func.ret = f.ret.map(v);
-        func.accesses = f.accesses.iter().map(|&(ptr, z, write)| Access { ptr: v(ptr), size: (z % 4 != 0).then(|| SIZES[z as usize % SIZES.len()]), write }).collect();
+        func.accesses = f
+            .accesses
+            .iter()
+            .map(|&(ptr, z, write)| Access {
+                ptr: v(ptr),
+                size: (z % 4 != 0).then(|| SIZES[z as usize % SIZES.len()]),
+                write,
+            })
+            .collect();
         if f.varargs {
-            let o = p.add_object(Object { label: format!("stack:f{i}:va"), kind: ObjKind::Stack, layout: None, owner: Some(fid), func: None, readonly: false });
+            let o = p.add_object(Object {
+                label: format!("stack:f{i}:va"),
+                kind: ObjKind::Stack,
+                layout: None,
+                owner: Some(fid),
+                func: None,
+                readonly: false,
+            });
             let va = p.new_var();
             p.functions[i].varargs = Some((o, va));
         }
         for (k, c) in f.calls.iter().enumerate() {
-            let callee = if c.direct { Callee::Direct((c.target as usize % nfuncs) as FuncId) } else { Callee::Indirect(v(c.target)) };
+            let callee = if c.direct {
+                Callee::Direct((c.target as usize % nfuncs) as FuncId)
+            } else {
+                Callee::Indirect(v(c.target))
+            };
             let args: Vec<Option<VarId>> = c.args.iter().map(|a| a.map(v)).collect();
             let arg_ptr = match c.sig % 3 {
                 0 => Some(args.iter().map(|a| a.is_some()).collect()),
@@ -753,10 +1255,26 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
             };
             let heap = c.heap.map(|l| {
                 let layout = (l % 8 < 6).then_some((l % 8) as LayoutId);
-                p.add_object(Object { label: format!("heap:f{i}:{}", 100 + k), kind: ObjKind::Heap, layout, owner: None, func: None, readonly: false })
+                p.add_object(Object {
+                    label: format!("heap:f{i}:{}", 100 + k),
+                    kind: ObjKind::Heap,
+                    layout,
+                    owner: None,
+                    func: None,
+                    readonly: false,
+                })
             });
             let id = p.calls.len() as CallId;
-            p.calls.push(CallSite { caller: fid, callee, args, ret: c.ret.map(v), line: (100 + k) as u32, heap, arg_ptr, model: None });
+            p.calls.push(CallSite {
+                caller: fid,
+                callee,
+                args,
+                ret: c.ret.map(v),
+                line: (100 + k) as u32,
+                heap,
+                arg_ptr,
+                model: None,
+            });
             p.functions[i].calls.push(id);
         }
     }
@@ -764,11 +1282,18 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
     for &(o, off, t, toff) in &rc.init {
         let o = data.get(o as usize % data.len().max(1)).copied();
         if let Some(o) = o {
-            p.init.push((o, ADDR_OFFSETS[off as usize % 8], (t as usize % nobj) as ObjId, ADDR_OFFSETS[toff as usize % 8]));
+            p.init.push((
+                o,
+                ADDR_OFFSETS[off as usize % 8],
+                (t as usize % nobj) as ObjId,
+                ADDR_OFFSETS[toff as usize % 8],
+            ));
         }
     }
     p.init_constraints = cxs(&mut p, &rc.init_cx);
-    let mut entries: Vec<FuncId> = (0..nd as FuncId).filter(|&f| rc.entries & (1 << f) != 0).collect();
+    let mut entries: Vec<FuncId> = (0..nd as FuncId)
+        .filter(|&f| rc.entries & (1 << f) != 0)
+        .collect();
     if entries.is_empty() {
         entries.push(0);
     }
@@ -790,8 +1315,22 @@ fn arb_cx() -> impl Strategy<Value = Cx> {
 }
 
 fn arb_call() -> impl Strategy<Value = CallR> {
-    (any::<bool>(), any::<u8>(), prop::collection::vec(prop::option::weighted(0.8, any::<u8>()), 0..5), prop::option::of(any::<u8>()), prop::option::weighted(0.3, any::<u8>()), any::<u8>())
-        .prop_map(|(direct, target, args, ret, heap, sig)| CallR { direct, target, args, ret, heap, sig })
+    (
+        any::<bool>(),
+        any::<u8>(),
+        prop::collection::vec(prop::option::weighted(0.8, any::<u8>()), 0..5),
+        prop::option::of(any::<u8>()),
+        prop::option::weighted(0.3, any::<u8>()),
+        any::<u8>(),
+    )
+        .prop_map(|(direct, target, args, ret, heap, sig)| CallR {
+            direct,
+            target,
+            args,
+            ret,
+            heap,
+            sig,
+        })
 }
 
 fn arb_func() -> impl Strategy<Value = FuncR> {
@@ -804,19 +1343,46 @@ fn arb_func() -> impl Strategy<Value = FuncR> {
         prop::collection::vec(arb_call(), 0..5),
         prop::collection::vec((any::<u8>(), any::<u8>(), any::<bool>()), 0..4),
     )
-        .prop_map(|(formals, ret, varargs, allocator, constraints, calls, accesses)| FuncR { formals, ret, varargs, allocator, constraints, calls, accesses })
+        .prop_map(
+            |(formals, ret, varargs, allocator, constraints, calls, accesses)| FuncR {
+                formals,
+                ret,
+                varargs,
+                allocator,
+                constraints,
+                calls,
+                accesses,
+            },
+        )
 }
 
 fn arb_recipe() -> impl Strategy<Value = Recipe> {
     (
-        prop::collection::vec((any::<u8>(), any::<u8>(), prop::bool::weighted(0.15), any::<u8>()), 1..9),
+        prop::collection::vec(
+            (
+                any::<u8>(),
+                any::<u8>(),
+                prop::bool::weighted(0.15),
+                any::<u8>(),
+            ),
+            1..9,
+        ),
         prop::collection::vec(arb_func(), 1..5),
         prop::collection::vec(any::<u8>(), 0..7),
         prop::collection::vec((any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>()), 0..4),
         prop::collection::vec(arb_cx(), 0..3),
         any::<u8>(),
     )
-        .prop_map(|(objects, funcs, externals, init, init_cx, entries)| Recipe { objects, funcs, externals, init, init_cx, entries })
+        .prop_map(
+            |(objects, funcs, externals, init, init_cx, entries)| Recipe {
+                objects,
+                funcs,
+                externals,
+                init,
+                init_cx,
+                entries,
+            },
+        )
 }
 
 /// What the generated programs exercised, so that the property is not vacuous.
@@ -847,9 +1413,16 @@ struct Coverage {
 fn generated_programs_match_the_reference() {
     use proptest::test_runner::{Config, TestRunner};
     // PROPTEST_CASES overrides the count (a longer search).
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(6000);
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(6000);
     // No regression file: failures print their minimal recipe.
-    let mut runner = TestRunner::new(Config { cases, failure_persistence: None, ..Config::default() });
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
     let cov = std::cell::RefCell::new(Coverage::default());
     let result = runner.run(&arb_recipe(), |rc| {
         let (p, entries) = build(&rc);
@@ -862,16 +1435,35 @@ fn generated_programs_match_the_reference() {
             Outcome::Included(_) => c.included += 1,
         }
         c.collapsed += !r.collapsed.is_empty() as usize;
-        c.indirect += r.bound.iter().any(|&(k, _)| matches!(r.calls[k].callee, RCallee::Indirect(_))) as usize;
+        c.indirect += r
+            .bound
+            .iter()
+            .any(|&(k, _)| matches!(r.calls[k].callee, RCallee::Indirect(_)))
+            as usize;
         c.escaped += !r.escaped.is_empty() as usize;
-        c.memcopies += r.memcopies.iter().any(|m| !r.points_to(m.dst).is_empty() && !r.points_to(m.src).is_empty()) as usize;
-        c.callbacks += r.calls.iter().any(|k| matches!(k.origin, CallOrigin::Callback { .. })) as usize;
-        c.models += r.bound.iter().any(|&(_, g)| matches!(p.functions[g as usize].model, Some(Model::Known(_)))) as usize;
+        c.memcopies += r
+            .memcopies
+            .iter()
+            .any(|m| !r.points_to(m.dst).is_empty() && !r.points_to(m.src).is_empty())
+            as usize;
+        c.callbacks +=
+            r.calls
+                .iter()
+                .any(|k| matches!(k.origin, CallOrigin::Callback { .. })) as usize;
+        c.models += r
+            .bound
+            .iter()
+            .any(|&(_, g)| matches!(p.functions[g as usize].model, Some(Model::Known(_))))
+            as usize;
         c.merged_offline += (st.merged_offline > 0) as usize;
         c.merged_in_cycles += (st.merged_in_cycles > 0) as usize;
         c.spread += (st.spread_pointers > 0) as usize;
         c.filtered_targets += (st.arity_mismatches + st.signature_mismatches > 0) as usize;
-        c.deep += r.accesses.iter().flatten().any(|a| a.deep && !r.points_to(a.ptr).is_empty()) as usize;
+        c.deep += r
+            .accesses
+            .iter()
+            .flatten()
+            .any(|a| a.deep && !r.points_to(a.ptr).is_empty()) as usize;
         Ok(())
     });
     if let Err(e) = result {
@@ -880,9 +1472,28 @@ fn generated_programs_match_the_reference() {
     let c = cov.into_inner();
     eprintln!("{c:?}");
     // Most programs compare exactly, and each feature is exercised by many of them.
-    assert!(c.equal * 10 >= c.cases * 8, "too few exact comparisons: {c:?}");
-    for (what, n) in [("collapses", c.collapsed), ("indirect calls", c.indirect), ("escapes", c.escaped), ("memcopies", c.memcopies), ("callbacks", c.callbacks), ("models", c.models), ("deep accesses", c.deep), ("offline merges", c.merged_offline), ("copy cycles", c.merged_in_cycles), ("spread pointers", c.spread), ("filtered call targets", c.filtered_targets)] {
-        assert!(n * 50 >= c.cases, "only {n} of {} programs have {what}", c.cases);
+    assert!(
+        c.equal * 10 >= c.cases * 8,
+        "too few exact comparisons: {c:?}"
+    );
+    for (what, n) in [
+        ("collapses", c.collapsed),
+        ("indirect calls", c.indirect),
+        ("escapes", c.escaped),
+        ("memcopies", c.memcopies),
+        ("callbacks", c.callbacks),
+        ("models", c.models),
+        ("deep accesses", c.deep),
+        ("offline merges", c.merged_offline),
+        ("copy cycles", c.merged_in_cycles),
+        ("spread pointers", c.spread),
+        ("filtered call targets", c.filtered_targets),
+    ] {
+        assert!(
+            n * 50 >= c.cases,
+            "only {n} of {} programs have {what}",
+            c.cases
+        );
     }
 }
 
@@ -914,27 +1525,59 @@ fn unknown_code_writes_what_escaped_even_after_strlen_escaped() {
     // fp first: the solver handles complex constraints in node order, so fp's call is
     // looked at before the load through pcell fills it, and binds in the next round.
     let [fp, ps, pcell, ph, pg] = [(); 5].map(|_| p.new_var());
-    let (fstrlen, fhook) = (p.functions[strlen as usize].obj, p.functions[hook as usize].obj);
+    let (fstrlen, fhook) = (
+        p.functions[strlen as usize].obj,
+        p.functions[hook as usize].obj,
+    );
     p.functions[main as usize].constraints = vec![
-        Constraint::AddrOf { dst: ps, obj: fstrlen, offset: 0 },
+        Constraint::AddrOf {
+            dst: ps,
+            obj: fstrlen,
+            offset: 0,
+        },
         Constraint::Escape { src: ps },
-        Constraint::AddrOf { dst: pcell, obj: cell, offset: 0 },
-        Constraint::AddrOf { dst: ph, obj: fhook, offset: 0 },
-        Constraint::Store { ptr: pcell, src: ph, size: 8 },
-        Constraint::Load { dst: fp, ptr: pcell, size: 8 },
-        Constraint::AddrOf { dst: pg, obj: g, offset: 0 },
+        Constraint::AddrOf {
+            dst: pcell,
+            obj: cell,
+            offset: 0,
+        },
+        Constraint::AddrOf {
+            dst: ph,
+            obj: fhook,
+            offset: 0,
+        },
+        Constraint::Store {
+            ptr: pcell,
+            src: ph,
+            size: 8,
+        },
+        Constraint::Load {
+            dst: fp,
+            ptr: pcell,
+            size: 8,
+        },
+        Constraint::AddrOf {
+            dst: pg,
+            obj: g,
+            offset: 0,
+        },
     ];
     call(&mut p, main, Callee::Indirect(fp), vec![Some(pg)], None);
     let r = Reference::solve(&p, &[main], MemCopyMode::Pairwise);
-    assert!(r.modref().modset[main as usize].contains(&(g, 0)), "the reference: hook may write g");
+    assert!(
+        r.modref().modset[main as usize].contains(&(g, 0)),
+        "the reference: hook may write g"
+    );
     let mut s = Solver::new(&p);
     s.solve(&[main]);
     let mr = modref::compute(&s);
     let gl = s.loc(g, 0);
-    assert!(mr.modset[main as usize].contains(gl), "solver: main's mod set lacks global:g, which the unknown hook(&g) may write");
+    assert!(
+        mr.modset[main as usize].contains(gl),
+        "solver: main's mod set lacks global:g, which the unknown hook(&g) may write"
+    );
     assert_eq!(compare(&p, &[main]), Ok(Outcome::Equal));
 }
-
 
 /// The same bug from C: an inline `asm` that mentions `strlen` (its operand escapes) comes
 /// before the call of the unknown `hook(&g)` through a pointer loaded from a table. Without
@@ -960,5 +1603,9 @@ fn unknown_code_writes_what_escaped_even_after_strlen_escaped_from_c() {
     let prog = Program::from_file(&path, &Default::default()).unwrap();
     let a = pspa::analysis::analyze(&prog);
     let main = a.function("main").unwrap();
-    assert!(a.mod_of(main).contains(&"global:g.0".to_string()), "main's mod set {:?} lacks global:g.0", a.mod_of(main));
+    assert!(
+        a.mod_of(main).contains(&"global:g.0".to_string()),
+        "main's mod set {:?} lacks global:g.0",
+        a.mod_of(main)
+    );
 }

@@ -84,12 +84,26 @@ fn fig1_state(elems: &[(u8, u8, bool)], id_of: &dyn Fn(u64) -> u64, shuffle: &[u
             .collect();
         objs.push(json!({"id": id_of(*array), "site": "heap:table_alloc:14", "size": 160, "type": "%struct.elem_t*", "pointers": ptrs}));
     }
-    for (i, (g, size)) in [(".str", 7), (".str.1", 4), (".str.2", 4)].iter().enumerate() {
+    for (i, (g, size)) in [(".str", 7), (".str.1", 4), (".str.2", 4)]
+        .iter()
+        .enumerate()
+    {
         objs.push(json!({"id": id_of(5 + i as u64), "site": format!("global:{g}"), "size": size, "type": format!("[{size} x i8]"), "pointers": []}));
     }
     // Reorder: object i goes to position key (shuffle[i mod len], i): a permutation.
-    let mut keyed: Vec<((usize, usize), Value)> =
-        objs.into_iter().enumerate().map(|(i, o)| ((shuffle.get(i % shuffle.len().max(1)).copied().unwrap_or(0), i), o)).collect();
+    let mut keyed: Vec<((usize, usize), Value)> = objs
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            (
+                (
+                    shuffle.get(i % shuffle.len().max(1)).copied().unwrap_or(0),
+                    i,
+                ),
+                o,
+            )
+        })
+        .collect();
     keyed.sort_by_key(|(k, _)| *k);
     let list: Vec<Value> = keyed.into_iter().map(|(_, o)| o).collect();
     json!({"schema": "pspa.snapshot/1", "module": fig1().display().to_string(),
@@ -116,7 +130,14 @@ fn rename(labels: &[String], f: &dyn Fn(u64) -> u64) -> Vec<String> {
 }
 
 fn sample() -> Vec<(u8, u8, bool)> {
-    vec![(1, 0, true), (1, 3, true), (1, 3, true), (2, 1, true), (2, 5, false), (1, 7, false)]
+    vec![
+        (1, 0, true),
+        (1, 3, true),
+        (1, 3, true),
+        (2, 1, true),
+        (2, 5, false),
+        (1, 7, false),
+    ]
 }
 
 #[test]
@@ -134,8 +155,14 @@ fn permuted_ids_and_order_are_reused_with_translated_results() {
     // whose partial state is the first call's last (so it is reused).
     let ra = analyze(&mut s, &a);
     let rb = analyze(&mut s, &b);
-    assert!(!r0.stats.reused && ra.stats.reused && rb.stats.reused, "the same and the permuted state must reuse the first");
-    assert_eq!((ra.modset.clone(), ra.refset.clone()), (r0.modset.clone(), r0.refset.clone()));
+    assert!(
+        !r0.stats.reused && ra.stats.reused && rb.stats.reused,
+        "the same and the permuted state must reuse the first"
+    );
+    assert_eq!(
+        (ra.modset.clone(), ra.refset.clone()),
+        (r0.modset.clone(), r0.refset.clone())
+    );
     let fb = fresh(&b);
     assert_eq!(rb.modset, fb.modset);
     assert_eq!(rb.refset, fb.refset);
@@ -144,10 +171,22 @@ fn permuted_ids_and_order_are_reused_with_translated_results() {
     // The same for every dereferenced pointer's set. table_insert dereferences `t`
     // (t1 = table_alloc:13@1) and the bucket array (table_alloc:14@2) at least: the sets
     // name unique sites, so a wrong translation would show.
-    let (pa, pb, pf) = (ra.points_to.as_ref().unwrap(), rb.points_to.as_ref().unwrap(), fb.points_to.as_ref().unwrap());
+    let (pa, pb, pf) = (
+        ra.points_to.as_ref().unwrap(),
+        rb.points_to.as_ref().unwrap(),
+        fb.points_to.as_ref().unwrap(),
+    );
     assert_eq!(pb, pf);
-    let flat = |p: &std::collections::BTreeMap<String, Vec<String>>| p.values().flatten().cloned().collect::<Vec<_>>();
-    assert!(flat(pa).iter().any(|l| l == "heap:table_alloc:13@1.1") && flat(pa).iter().any(|l| l.starts_with("heap:table_alloc:14@2.")), "{pa:?}");
+    let flat = |p: &std::collections::BTreeMap<String, Vec<String>>| {
+        p.values().flatten().cloned().collect::<Vec<_>>()
+    };
+    assert!(
+        flat(pa).iter().any(|l| l == "heap:table_alloc:13@1.1")
+            && flat(pa)
+                .iter()
+                .any(|l| l.starts_with("heap:table_alloc:14@2.")),
+        "{pa:?}"
+    );
     for (v, set) in pa {
         assert_eq!(&rename(set, &perm), &pb[v], "{v}");
     }
@@ -157,14 +196,24 @@ fn permuted_ids_and_order_are_reused_with_translated_results() {
     assert_eq!(s.reuse_stats().solver_runs as usize, r0.stats.fetch_rounds);
     assert_eq!(s.reuse_stats().analyses, 1);
     assert_eq!((rb.stats.fetch_rounds, ra.stats.fetch_rounds), (1, 1));
-    assert!(r0.stats.fetch_rounds > 1, "the first call learns its fields in rounds");
+    assert!(
+        r0.stats.fetch_rounds > 1,
+        "the first call learns its fields in rounds"
+    );
 }
 
 /// Mutations that change the abstract state: never reused; the result is the fresh one.
 #[test]
 fn non_isomorphic_states_are_not_reused() {
     let base = fig1_state(&sample(), &|id| id, &[]);
-    let obj = |v: &mut Value, id: u64| -> usize { v["objects"].as_array().unwrap().iter().position(|o| o["id"] == json!(id)).unwrap() };
+    let obj = |v: &mut Value, id: u64| -> usize {
+        v["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|o| o["id"] == json!(id))
+            .unwrap()
+    };
     let mut muts: Vec<(&str, Value)> = Vec::new();
     // One more edge: element 100 (t1, bucket 0) now has a successor, element 105.
     let mut m = base.clone();
@@ -222,7 +271,8 @@ fn non_injective_match_is_rejected() {
     };
     let items = |id: u64| json!({"id": id, "site": "heap:make_list:25", "size": 48, "type": "struct.item", "pointers": []});
     let buf = |id: u64| json!({"id": id, "site": "heap:make_list:28", "size": 8, "type": null, "pointers": []});
-    let counter = json!({"id": 1, "site": "global:counter_b", "size": 4, "type": "i32", "pointers": []});
+    let counter =
+        json!({"id": 1, "site": "global:counter_b", "size": 4, "type": "i32", "pointers": []});
     let state = |v_target: u64, extra: bool| {
         let mut objs = vec![counter.clone(), node(10, 10, 11, 12), items(11), buf(12)];
         if extra {
@@ -236,7 +286,10 @@ fn non_injective_match_is_rejected() {
     let open = || Session::open(&src, &Default::default()).unwrap();
     let go = |s: &mut Session, v: &Value| {
         let snap: Snapshot = serde_json::from_value(v.clone()).unwrap();
-        s.analyze_snapshot(&LoadedSnapshot::new(PathBuf::from("g.json"), snap, src.clone()).unwrap()).unwrap()
+        s.analyze_snapshot(
+            &LoadedSnapshot::new(PathBuf::from("g.json"), snap, src.clone()).unwrap(),
+        )
+        .unwrap()
     };
     let mut s = open();
     go(&mut s, &state(13, true));
@@ -254,7 +307,9 @@ fn cache_is_bounded_lru() {
     // One entry per call: every object read first (on demand, each round is an entry).
     s.on_demand = false;
     s.cache = pspa::summaries::SummaryCache::new(2);
-    let states: Vec<Value> = (0..3).map(|k| fig1_state(&vec![(1, 0, true); k + 1], &|id| id, &[])).collect();
+    let states: Vec<Value> = (0..3)
+        .map(|k| fig1_state(&vec![(1, 0, true); k + 1], &|id| id, &[]))
+        .collect();
     for st in &states {
         analyze(&mut s, st);
     }
@@ -309,9 +364,16 @@ fn code_over_the_work_budget_fails_at_once_the_next_time() {
     let e1 = s.analyze_snapshot(&load(&st)).unwrap_err().to_string();
     let runs = s.reuse_stats().solver_runs;
     let e2 = s.analyze_snapshot(&load(&st)).unwrap_err().to_string();
-    assert!(e1.contains("work budget") && !e1.contains("earlier call"), "{e1}");
+    assert!(
+        e1.contains("work budget") && !e1.contains("earlier call"),
+        "{e1}"
+    );
     assert!(e2.contains("known from an earlier call"), "{e2}");
-    assert_eq!(s.reuse_stats().solver_runs, runs, "the second call ran no solver");
+    assert_eq!(
+        s.reuse_stats().solver_runs,
+        runs,
+        "the second call ran no solver"
+    );
     assert_eq!(s.reuse_stats().over_budget, 2);
 }
 
@@ -327,7 +389,9 @@ fn cache_is_bounded_in_size() {
     let mut n = 0;
     'outer: for len in 30..60usize {
         for typed_mask in 0..16u32 {
-            let elems: Vec<(u8, u8, bool)> = (0..len).map(|i| (1, 0, i < 4 && typed_mask & (1 << i) != 0)).collect();
+            let elems: Vec<(u8, u8, bool)> = (0..len)
+                .map(|i| (1, 0, i < 4 && typed_mask & (1 << i) != 0))
+                .collect();
             analyze(&mut s, &fig1_state(&elems, &|id| id, &[]));
             n += 1;
             if s.reuse_stats().evictions > 0 {

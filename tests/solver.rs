@@ -6,19 +6,45 @@ use pspa::layout::{LType, Layout};
 use pspa::solver::Solver;
 
 fn obj(p: &mut Program, label: &str, layout: Option<LayoutId>) -> ObjId {
-    p.add_object(Object { label: label.into(), kind: ObjKind::Global, layout, owner: None, func: None, readonly: false })
+    p.add_object(Object {
+        label: label.into(),
+        kind: ObjKind::Global,
+        layout,
+        owner: None,
+        func: None,
+        readonly: false,
+    })
 }
 
 fn func(p: &mut Program, name: &str, constraints: Vec<Constraint>) -> FuncId {
-    let fobj = p.add_object(Object { label: format!("func:{name}"), kind: ObjKind::Func, layout: None, owner: None, func: None, readonly: false });
-    p.functions.push(Function { name: name.into(), defined: true, obj: fobj, constraints, ..Default::default() });
+    let fobj = p.add_object(Object {
+        label: format!("func:{name}"),
+        kind: ObjKind::Func,
+        layout: None,
+        owner: None,
+        func: None,
+        readonly: false,
+    });
+    p.functions.push(Function {
+        name: name.into(),
+        defined: true,
+        obj: fobj,
+        constraints,
+        ..Default::default()
+    });
     (p.functions.len() - 1) as FuncId
 }
 
 /// struct { int *a; int *b; }
 fn pair_layout(p: &mut Program) -> LayoutId {
     let ptr = LType::Prim { size: 8 };
-    p.add_layout(Layout::new("pair", LType::Struct { size: 16, members: vec![(0, ptr.clone()), (8, ptr)] }))
+    p.add_layout(Layout::new(
+        "pair",
+        LType::Struct {
+            size: 16,
+            members: vec![(0, ptr.clone()), (8, ptr)],
+        },
+    ))
 }
 
 fn labels(s: &Solver, n: u32) -> Vec<String> {
@@ -27,7 +53,11 @@ fn labels(s: &Solver, n: u32) -> Vec<String> {
         .iter()
         .map(|l| {
             let o = s.obj_of(l);
-            let f = if s.is_fi(o) { "*".to_string() } else { s.field_of(l).to_string() };
+            let f = if s.is_fi(o) {
+                "*".to_string()
+            } else {
+                s.field_of(l).to_string()
+            };
             format!("{}.{}", s.objs[o as usize].label, f)
         })
         .collect();
@@ -40,8 +70,24 @@ fn only_functions_reached_from_entries_are_solved() {
     let mut p = Program::default();
     let x = obj(&mut p, "global:x", None);
     let (v, w) = (p.new_var(), p.new_var());
-    let f = func(&mut p, "f", vec![Constraint::AddrOf { dst: v, obj: x, offset: 0 }]);
-    func(&mut p, "g", vec![Constraint::AddrOf { dst: w, obj: x, offset: 0 }]);
+    let f = func(
+        &mut p,
+        "f",
+        vec![Constraint::AddrOf {
+            dst: v,
+            obj: x,
+            offset: 0,
+        }],
+    );
+    func(
+        &mut p,
+        "g",
+        vec![Constraint::AddrOf {
+            dst: w,
+            obj: x,
+            offset: 0,
+        }],
+    );
     let mut s = Solver::new(&p);
     s.solve(&[f]);
     // f's constraint ran, g (not reachable from f) did not.
@@ -63,8 +109,19 @@ fn seeded_initial_graph_is_the_starting_point() {
         &mut p,
         "f",
         vec![
-            Constraint::Gep { dst: vb, src: v, gep: Gep { offset: 8, strides: vec![] } },
-            Constraint::Load { dst: u, ptr: vb, size: 8 },
+            Constraint::Gep {
+                dst: vb,
+                src: v,
+                gep: Gep {
+                    offset: 8,
+                    strides: vec![],
+                },
+            },
+            Constraint::Load {
+                dst: u,
+                ptr: vb,
+                size: 8,
+            },
         ],
     );
     let mut s = Solver::new(&p);
@@ -87,11 +144,23 @@ fn copy_cycles_are_merged_and_share_one_set() {
         &mut p,
         "f",
         vec![
-            Constraint::AddrOf { dst: a, obj: x, offset: 0 },
-            Constraint::AddrOf { dst: c, obj: y, offset: 0 },
+            Constraint::AddrOf {
+                dst: a,
+                obj: x,
+                offset: 0,
+            },
+            Constraint::AddrOf {
+                dst: c,
+                obj: y,
+                offset: 0,
+            },
             Constraint::Copy { dst: b, src: a },
             // A second definition of b, so that b is not merged before solving.
-            Constraint::AddrOf { dst: b, obj: x, offset: 0 },
+            Constraint::AddrOf {
+                dst: b,
+                obj: x,
+                offset: 0,
+            },
             Constraint::Copy { dst: c, src: b },
             Constraint::Copy { dst: a, src: c },
         ],
@@ -120,22 +189,65 @@ fn variables_defined_alike_are_merged_before_solving_and_keep_their_sets() {
     let x = obj(&mut p, "global:x", None);
     let y = obj(&mut p, "global:y", None);
     let [ptr, l1, l2, l3, g1, g2, c, m, q, q2] = std::array::from_fn(|_| p.new_var());
-    let gep8 = Gep { offset: 8, strides: vec![] };
+    let gep8 = Gep {
+        offset: 8,
+        strides: vec![],
+    };
     let f = func(
         &mut p,
         "f",
         vec![
-            Constraint::AddrOf { dst: ptr, obj: pair, offset: 0 },
-            Constraint::Load { dst: l1, ptr, size: 8 },
-            Constraint::Load { dst: l2, ptr, size: 8 },
-            Constraint::Load { dst: l3, ptr, size: 16 },
-            Constraint::Gep { dst: g1, src: ptr, gep: gep8.clone() },
-            Constraint::Gep { dst: g2, src: ptr, gep: gep8 },
+            Constraint::AddrOf {
+                dst: ptr,
+                obj: pair,
+                offset: 0,
+            },
+            Constraint::Load {
+                dst: l1,
+                ptr,
+                size: 8,
+            },
+            Constraint::Load {
+                dst: l2,
+                ptr,
+                size: 8,
+            },
+            Constraint::Load {
+                dst: l3,
+                ptr,
+                size: 16,
+            },
+            Constraint::Gep {
+                dst: g1,
+                src: ptr,
+                gep: gep8.clone(),
+            },
+            Constraint::Gep {
+                dst: g2,
+                src: ptr,
+                gep: gep8,
+            },
             Constraint::Copy { dst: c, src: l1 },
-            Constraint::Load { dst: m, ptr, size: 8 },
-            Constraint::AddrOf { dst: m, obj: y, offset: 0 },
-            Constraint::AddrOf { dst: q, obj: x, offset: 0 },
-            Constraint::AddrOf { dst: q2, obj: x, offset: 0 },
+            Constraint::Load {
+                dst: m,
+                ptr,
+                size: 8,
+            },
+            Constraint::AddrOf {
+                dst: m,
+                obj: y,
+                offset: 0,
+            },
+            Constraint::AddrOf {
+                dst: q,
+                obj: x,
+                offset: 0,
+            },
+            Constraint::AddrOf {
+                dst: q2,
+                obj: x,
+                offset: 0,
+            },
         ],
     );
     p.functions[f as usize].formals = vec![Some(q)];
@@ -171,11 +283,34 @@ fn unknown_offset_collapses_the_object_and_keeps_it_admissible() {
         &mut p,
         "f",
         vec![
-            Constraint::AddrOf { dst: v, obj: h, offset: 0 },
-            Constraint::Gep { dst: q, src: v, gep: Gep { offset: 0, strides: vec![8] } },
-            Constraint::AddrOf { dst: t, obj: x, offset: 0 },
-            Constraint::Store { ptr: q, src: t, size: 8 },
-            Constraint::Load { dst: r, ptr: v, size: 8 },
+            Constraint::AddrOf {
+                dst: v,
+                obj: h,
+                offset: 0,
+            },
+            Constraint::Gep {
+                dst: q,
+                src: v,
+                gep: Gep {
+                    offset: 0,
+                    strides: vec![8],
+                },
+            },
+            Constraint::AddrOf {
+                dst: t,
+                obj: x,
+                offset: 0,
+            },
+            Constraint::Store {
+                ptr: q,
+                src: t,
+                size: 8,
+            },
+            Constraint::Load {
+                dst: r,
+                ptr: v,
+                size: 8,
+            },
         ],
     );
     let mut s = Solver::new(&p);
@@ -193,7 +328,14 @@ fn constant_memory_is_never_written() {
     // on carries q in the literal. Without this, one imprecise `char *` made every
     // literal of SQLite a hub.
     let mut p = Program::default();
-    let lit = p.add_object(Object { label: "global:.str".into(), kind: ObjKind::Global, layout: None, owner: None, func: None, readonly: true });
+    let lit = p.add_object(Object {
+        label: "global:.str".into(),
+        kind: ObjKind::Global,
+        layout: None,
+        owner: None,
+        func: None,
+        readonly: true,
+    });
     let buf = obj(&mut p, "heap:main:5", None);
     let x = obj(&mut p, "global:x", None);
     let (ptr, q, r) = (p.new_var(), p.new_var(), p.new_var());
@@ -201,12 +343,36 @@ fn constant_memory_is_never_written() {
         &mut p,
         "f",
         vec![
-            Constraint::AddrOf { dst: ptr, obj: lit, offset: 0 },
-            Constraint::AddrOf { dst: ptr, obj: buf, offset: 0 },
-            Constraint::AddrOf { dst: q, obj: x, offset: 0 },
-            Constraint::Store { ptr, src: q, size: 8 },
-            Constraint::MemCopy { dst: ptr, src: ptr, size: None },
-            Constraint::Load { dst: r, ptr, size: 8 },
+            Constraint::AddrOf {
+                dst: ptr,
+                obj: lit,
+                offset: 0,
+            },
+            Constraint::AddrOf {
+                dst: ptr,
+                obj: buf,
+                offset: 0,
+            },
+            Constraint::AddrOf {
+                dst: q,
+                obj: x,
+                offset: 0,
+            },
+            Constraint::Store {
+                ptr,
+                src: q,
+                size: 8,
+            },
+            Constraint::MemCopy {
+                dst: ptr,
+                src: ptr,
+                size: None,
+            },
+            Constraint::Load {
+                dst: r,
+                ptr,
+                size: 8,
+            },
         ],
     );
     let mut s = Solver::new(&p);
@@ -229,17 +395,38 @@ fn code_is_never_in_a_mod_or_ref_set() {
     let f = func(
         &mut p,
         "f",
-        vec![Constraint::AddrOf { dst: ptr, obj: buf, offset: 0 }, Constraint::AddrOf { dst: ptr, obj: gobj, offset: 0 }],
+        vec![
+            Constraint::AddrOf {
+                dst: ptr,
+                obj: buf,
+                offset: 0,
+            },
+            Constraint::AddrOf {
+                dst: ptr,
+                obj: gobj,
+                offset: 0,
+            },
+        ],
     );
     p.functions[f as usize].accesses = vec![
-        Access { ptr, size: None, write: true },
-        Access { ptr, size: Some(8), write: false },
+        Access {
+            ptr,
+            size: None,
+            write: true,
+        },
+        Access {
+            ptr,
+            size: Some(8),
+            write: false,
+        },
     ];
     let mut s = Solver::new(&p);
     s.solve(&[f]);
     let mr = pspa::modref::compute(&s);
     let names = |set: &roaring::RoaringBitmap| -> Vec<String> {
-        set.iter().map(|l| s.objs[s.obj_of(l) as usize].label.clone()).collect()
+        set.iter()
+            .map(|l| s.objs[s.obj_of(l) as usize].label.clone())
+            .collect()
     };
     assert_eq!(names(&mr.modset[f as usize]), vec!["global:buf"]);
     assert_eq!(names(&mr.refset[f as usize]), vec!["global:buf"]);

@@ -83,19 +83,30 @@ fn svf_bin() -> Option<PathBuf> {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn fixtures() -> Vec<PathBuf> {
     let dir = fixture("");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "c"))
+        .collect();
     v.sort();
     v
 }
 
 fn run_json(cmd: &mut Command) -> String {
     let out = cmd.output().expect("runs");
-    assert!(out.status.success(), "{:?} failed: {}", cmd, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}",
+        cmd,
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -107,9 +118,18 @@ fn bitcode(c: &Path, dir: &Path) -> PathBuf {
 fn both(svf: &Path, c: &Path, dir: &Path) -> (Doc, Doc, String, String) {
     let bc = bitcode(c, dir);
     pspa::frontend::compile_c(c, &bc).unwrap();
-    let ours = run_json(Command::new(env!("CARGO_BIN_EXE_pspa")).args(["analyze", "--json", "--no-memory"]).arg(&bc));
+    let ours = run_json(
+        Command::new(env!("CARGO_BIN_EXE_pspa"))
+            .args(["analyze", "--json", "--no-memory"])
+            .arg(&bc),
+    );
     let theirs = run_json(Command::new(svf).args(["analyze", "--json"]).arg(&bc));
-    (Doc::parse(&ours).unwrap(), Doc::parse(&theirs).unwrap(), ours, theirs)
+    (
+        Doc::parse(&ours).unwrap(),
+        Doc::parse(&theirs).unwrap(),
+        ours,
+        theirs,
+    )
 }
 
 #[test]
@@ -125,26 +145,48 @@ fn every_svf_fact_is_ours_or_explained() {
         let (ours, theirs, _, _) = both(&svf, &c, dir.path());
         let cmp = compare::compare(&ours, &theirs, &compare::Options::default());
         // The same variables and functions must be found on both sides (the labels agree).
-        assert_eq!(cmp.pointers.keys_only_a + cmp.pointers.keys_only_b, 0, "{name}: pointer variables differ: {cmp:?}");
-        assert_eq!(cmp.modset.keys_only_a + cmp.modset.keys_only_b, 0, "{name}: functions differ");
+        assert_eq!(
+            cmp.pointers.keys_only_a + cmp.pointers.keys_only_b,
+            0,
+            "{name}: pointer variables differ: {cmp:?}"
+        );
+        assert_eq!(
+            cmp.modset.keys_only_a + cmp.modset.keys_only_b,
+            0,
+            "{name}: functions differ"
+        );
         compared += cmp.pointers.common + cmp.modset.common;
         for (kind, key, label) in compare::facts_only_in_b(&ours, &theirs, false) {
             if name == BODY_REPLACED_FIXTURE.0 && BODY_REPLACED_FIXTURE.1.contains(&kind.as_ref()) {
                 body_replaced += 1;
                 continue;
             }
-            match EXPLAINED.iter().position(|e| e.0 == name && e.1 == kind && e.2 == key && e.3 == label) {
+            match EXPLAINED
+                .iter()
+                .position(|e| e.0 == name && e.1 == kind && e.2 == key && e.3 == label)
+            {
                 Some(i) => seen[i] = true,
                 None => unexplained.push(format!("{name}: {kind} {key}: SVF has {label}")),
             }
         }
     }
-    assert!(compared > 50, "too few facts compared ({compared}): is pspa-svf labelling anything?");
-    assert!(unexplained.is_empty(), "SVF facts pspa lacks, unexplained (bugs, or add to EXPLAINED with a reason):\n{}", unexplained.join("\n"));
+    assert!(
+        compared > 50,
+        "too few facts compared ({compared}): is pspa-svf labelling anything?"
+    );
+    assert!(
+        unexplained.is_empty(),
+        "SVF facts pspa lacks, unexplained (bugs, or add to EXPLAINED with a reason):\n{}",
+        unexplained.join("\n")
+    );
     for (e, s) in EXPLAINED.iter().zip(&seen) {
         assert!(s, "explained difference no longer occurs: {e:?}");
     }
-    assert!(body_replaced > 0, "{}: SVF no longer differs where pspa replaces bodies", BODY_REPLACED_FIXTURE.0);
+    assert!(
+        body_replaced > 0,
+        "{}: SVF no longer differs where pspa replaces bodies",
+        BODY_REPLACED_FIXTURE.0
+    );
 }
 
 #[test]
@@ -191,7 +233,15 @@ fn require_subset_fails_on_a_soundness_difference() {
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     std::fs::write(&a, ours).unwrap();
     std::fs::write(&b, theirs).unwrap();
-    let run = |x: &Path, y: &Path| Command::new(env!("CARGO_BIN_EXE_pspa")).arg("compare").arg(x).arg(y).arg("--require-subset").output().unwrap();
+    let run = |x: &Path, y: &Path| {
+        Command::new(env!("CARGO_BIN_EXE_pspa"))
+            .arg("compare")
+            .arg(x)
+            .arg(y)
+            .arg("--require-subset")
+            .output()
+            .unwrap()
+    };
     let out = run(&a, &b);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("main::back"));
@@ -206,11 +256,18 @@ fn bad_input_is_a_clear_error() {
     std::fs::write(&txt, "hello").unwrap();
     let bad_c = dir.path().join("broken.c");
     std::fs::write(&bad_c, "int main(").unwrap();
-    for (p, needle) in [(dir.path().join("missing.bc"), "cannot read"), (txt, "not LLVM bitcode"), (bad_c, "failed")] {
+    for (p, needle) in [
+        (dir.path().join("missing.bc"), "cannot read"),
+        (txt, "not LLVM bitcode"),
+        (bad_c, "failed"),
+    ] {
         let out = Command::new(&svf).arg("analyze").arg(&p).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(err.contains(p.file_name().unwrap().to_str().unwrap()) && err.contains(needle), "{err}");
+        assert!(
+            err.contains(p.file_name().unwrap().to_str().unwrap()) && err.contains(needle),
+            "{err}"
+        );
     }
 }
 
@@ -229,7 +286,11 @@ fn svf_misses_facts_that_native_runs_observe() {
         let name = c.file_name().unwrap().to_str().unwrap().to_string();
         let (_, _, _, theirs) = both(&svf, &c, dir.path());
         let theirs: serde_json::Value = serde_json::from_str(&theirs).unwrap();
-        let prog = pspa::facts::Program::from_file(&bitcode(&c, dir.path()), &pspa::frontend::FrontOptions::default()).unwrap();
+        let prog = pspa::facts::Program::from_file(
+            &bitcode(&c, dir.path()),
+            &pspa::frontend::FrontOptions::default(),
+        )
+        .unwrap();
         let a = pspa::analysis::analyze(&prog);
         let facts: BTreeSet<String> = common::observe(&c).into_iter().collect();
         for fact in &facts {
@@ -240,13 +301,19 @@ fn svf_misses_facts_that_native_runs_observe() {
                 _ => continue,
             };
             let want = common::site_locs(&a, obj, off.parse().unwrap());
-            assert!(!want.is_empty(), "{name}: observed object {obj} unknown to pspa");
+            assert!(
+                !want.is_empty(),
+                "{name}: observed object {obj} unknown to pspa"
+            );
             // A field-insensitive `X.*` on either side covers any field of the other's X.
             let same = |x: &str, w: &String| {
                 let (xb, wb) = (x.rsplit_once('.').unwrap().0, w.rsplit_once('.').unwrap().0);
                 x == w || (xb == wb && (x.ends_with(".*") || w.ends_with(".*")))
             };
-            let has = set.as_array().is_some_and(|s| s.iter().any(|x| want.iter().any(|w| same(x.as_str().unwrap(), w))));
+            let has = set.as_array().is_some_and(|s| {
+                s.iter()
+                    .any(|x| want.iter().any(|w| same(x.as_str().unwrap(), w)))
+            });
             if !has {
                 missed.insert((name.clone(), fact.clone()));
             }
@@ -256,9 +323,18 @@ fn svf_misses_facts_that_native_runs_observe() {
     let covers = |m: &(&str, &str, &str), (file, fact): &(String, String)| {
         m.0 == file && (m.1 == fact || m.1.strip_suffix('*').is_some_and(|p| fact.starts_with(p)))
     };
-    let new: Vec<_> = missed.iter().filter(|f| !SVF_MISSES.iter().any(|m| covers(m, f))).collect();
-    let gone: Vec<_> = SVF_MISSES.iter().filter(|m| !missed.iter().any(|f| covers(m, f))).collect();
-    assert!(new.is_empty() && gone.is_empty(), "observed facts SVF misses, not listed: {new:#?}\nlisted but no longer missed: {gone:#?}");
+    let new: Vec<_> = missed
+        .iter()
+        .filter(|f| !SVF_MISSES.iter().any(|m| covers(m, f)))
+        .collect();
+    let gone: Vec<_> = SVF_MISSES
+        .iter()
+        .filter(|m| !missed.iter().any(|f| covers(m, f)))
+        .collect();
+    assert!(
+        new.is_empty() && gone.is_empty(),
+        "observed facts SVF misses, not listed: {new:#?}\nlisted but no longer missed: {gone:#?}"
+    );
 }
 
 #[test]
@@ -272,8 +348,15 @@ fn blind_spots_flag_reproduces_svf_where_it_misses_facts() {
     for name in ["initializers.c", "varargs.c", "funcptr.c", "signature.c"] {
         let c = fixture(name);
         let (_, _, _, theirs) = both(&svf, &c, dir.path());
-        let ours = run_json(Command::new(env!("CARGO_BIN_EXE_pspa")).args(["analyze", "--json", "--no-memory", "--svf-blind-spots"]).arg(bitcode(&c, dir.path())));
-        let (mut ours, mut theirs): (serde_json::Value, serde_json::Value) = (serde_json::from_str(&ours).unwrap(), serde_json::from_str(&theirs).unwrap());
+        let ours = run_json(
+            Command::new(env!("CARGO_BIN_EXE_pspa"))
+                .args(["analyze", "--json", "--no-memory", "--svf-blind-spots"])
+                .arg(bitcode(&c, dir.path())),
+        );
+        let (mut ours, mut theirs): (serde_json::Value, serde_json::Value) = (
+            serde_json::from_str(&ours).unwrap(),
+            serde_json::from_str(&theirs).unwrap(),
+        );
         for d in [&mut ours, &mut theirs] {
             d["pointers"].as_object_mut().unwrap().remove("main::argv");
         }

@@ -32,20 +32,30 @@ fn line_of(text: &str) -> u32 {
 
 /// The writes of `function` at `line`.
 fn at<'a>(t: &'a WitTables, function: &str, line: u32) -> Vec<&'a StoreColour> {
-    t.stores.iter().filter(|s| s.function == function && s.line == line).collect()
+    t.stores
+        .iter()
+        .filter(|s| s.function == function && s.line == line)
+        .collect()
 }
 
 fn colour_at(t: &WitTables, function: &str, line: u32) -> u32 {
     let v = at(t, function, line);
     assert!(!v.is_empty(), "no write of {function} at line {line}");
-    assert!(v.iter().all(|s| s.colour == v[0].colour), "writes of line {line} differ: {v:?}");
+    assert!(
+        v.iter().all(|s| s.colour == v[0].colour),
+        "writes of line {line} differ: {v:?}"
+    );
     v[0].colour
 }
 
 fn spa() -> WitTables {
     let prog = Program::from_file(&module(), &FrontOptions::default()).unwrap();
     let a = analysis::analyze(&prog);
-    wit::colour(&prog, wit::Objects::Whole, &pspa::query::Answer::whole_program_points_to(&a))
+    wit::colour(
+        &prog,
+        wit::Objects::Whole,
+        &pspa::query::Answer::whole_program_points_to(&a),
+    )
 }
 
 /// The state at the call of `work`: objects 1-3 the buffers, 4 the struct (cfg->name = a),
@@ -68,7 +78,12 @@ fn pspa() -> WitTables {
         "call": {"function": "work", "args": []},
         "globals": {"a": 5, "b": 6, "c": 7, "cfg": 8},
         "objects": objects});
-    let snap = LoadedSnapshot::new(PathBuf::from("work.json"), serde_json::from_value(v).unwrap(), module()).unwrap();
+    let snap = LoadedSnapshot::new(
+        PathBuf::from("work.json"),
+        serde_json::from_value(v).unwrap(),
+        module(),
+    )
+    .unwrap();
     let mut s = Session::open(&module(), &Default::default()).unwrap();
     s.points_to = true;
     let g = MemoryGraph::project(&snap, s.roots()).unwrap();
@@ -79,7 +94,13 @@ fn pspa() -> WitTables {
 #[test]
 fn one_allocation_site_is_one_colour_under_spa() {
     let t = spa();
-    let (la, lb, lc, lf, ls) = (line_of("a[0] = 1"), line_of("b[0] = 2"), line_of("memcpy(c"), line_of("cfg->flags"), line_of("strcpy(b"));
+    let (la, lb, lc, lf, ls) = (
+        line_of("a[0] = 1"),
+        line_of("b[0] = 2"),
+        line_of("memcpy(c"),
+        line_of("cfg->flags"),
+        line_of("strcpy(b"),
+    );
     let buf = colour_at(&t, "work", la);
     assert_eq!(colour_at(&t, "work", lb), buf);
     assert_eq!(colour_at(&t, "work", lc), buf);
@@ -96,8 +117,14 @@ fn one_allocation_site_is_one_colour_under_spa() {
     // Fields are objects: field 2 (flags) and field 0 (name, written by init) differ.
     let cfg = format!("heap:init:{}", line_of("cfg = malloc"));
     assert_eq!(t.objects[&format!("{cfg}.2")], colour_at(&t, "work", lf));
-    assert_ne!(t.objects[&format!("{cfg}.0")], t.objects[&format!("{cfg}.2")]);
-    assert_eq!(t.objects[&format!("{cfg}.0")], colour_at(&t, "init", line_of("cfg->name = a")));
+    assert_ne!(
+        t.objects[&format!("{cfg}.0")],
+        t.objects[&format!("{cfg}.2")]
+    );
+    assert_eq!(
+        t.objects[&format!("{cfg}.0")],
+        colour_at(&t, "init", line_of("cfg->name = a"))
+    );
     // Field 1 (path) is written by nothing: a colour no write has.
     let path = t.objects[&format!("{cfg}.1")];
     assert!(t.stores.iter().all(|s| s.colour != path));
@@ -109,17 +136,35 @@ fn one_allocation_site_is_one_colour_under_spa() {
 #[test]
 fn the_state_after_initialization_tells_the_buffers_apart() {
     let t = pspa();
-    let (la, lb, lc, lf, ls) = (line_of("a[0] = 1"), line_of("b[0] = 2"), line_of("memcpy(c"), line_of("cfg->flags"), line_of("strcpy(b"));
-    let (ca, cb, cc) = (colour_at(&t, "work", la), colour_at(&t, "work", lb), colour_at(&t, "work", lc));
+    let (la, lb, lc, lf, ls) = (
+        line_of("a[0] = 1"),
+        line_of("b[0] = 2"),
+        line_of("memcpy(c"),
+        line_of("cfg->flags"),
+        line_of("strcpy(b"),
+    );
+    let (ca, cb, cc) = (
+        colour_at(&t, "work", la),
+        colour_at(&t, "work", lb),
+        colour_at(&t, "work", lc),
+    );
     assert!(ca != cb && cb != cc && ca != cc, "{ca} {cb} {cc}");
     assert_eq!(colour_at(&t, "work", ls), cb);
     let cf = colour_at(&t, "work", lf);
     assert!(![ca, cb, cc].contains(&cf));
     // Only work's writes: init is not reached from the state.
-    assert!(t.stores.iter().all(|s| s.function == "work"), "{:?}", t.stores);
+    assert!(
+        t.stores.iter().all(|s| s.function == "work"),
+        "{:?}",
+        t.stores
+    );
     assert!(at(&t, "init", line_of("cfg->name = a")).is_empty());
     // The unique objects carry the colours: buffer 2 has b's.
-    let b_obj = t.objects.iter().find(|(l, _)| l.starts_with("heap:alloc_buf:") && l.contains("@2")).unwrap();
+    let b_obj = t
+        .objects
+        .iter()
+        .find(|(l, _)| l.starts_with("heap:alloc_buf:") && l.contains("@2"))
+        .unwrap();
     assert_eq!(*b_obj.1, cb);
     // More heap colours than SPA's 4: three buffers and three fields of the existing
     // struct, besides the static sites of objects allocated later.

@@ -134,13 +134,29 @@ pub mod ffi {
         /// does more work fails (conservatively); 0: no bound. points_to: answers keep the
         /// points-to set of every pointer the call dereferences (`answer_may_point_to`).
         /// allocators: defined functions whose calls are allocation sites (`--allocator`).
-        fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool, allocators: Vec<String>) -> Box<Engine>;
+        fn engine_new(
+            module: usize,
+            module_name: &str,
+            spa: bool,
+            reuse: bool,
+            all_globals: bool,
+            eager: bool,
+            max_work: u64,
+            points_to: bool,
+            allocators: Vec<String>,
+        ) -> Box<Engine>;
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
         /// The handle answers the clients' queries; a failed call (`report.ok` false)
         /// gives a handle whose every answer is the conservative one.
-        fn engine_analyze(e: &mut Engine, state: &StateView, function: usize, dump: &str, report: &mut CallReport) -> Box<CallAnswer>;
+        fn engine_analyze(
+            e: &mut Engine,
+            state: &StateView,
+            function: usize,
+            dump: &str,
+            report: &mut CallReport,
+        ) -> Box<CallAnswer>;
         fn engine_stats(e: &Engine) -> EngineStats;
         /// Write KLEE's module as bitcode (what dumped snapshots refer to).
         fn engine_write_module(e: &Engine, path: &str) -> bool;
@@ -155,8 +171,22 @@ pub mod ffi {
         fn answer_node(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi) -> NodeKind;
         /// Whether the call may write (read) bytes [offset, offset + len) of `o`
         /// (anywhere in it when !offset_known). True when the call failed.
-        fn answer_may_write(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool;
-        fn answer_may_read(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool;
+        fn answer_may_write(
+            e: &Engine,
+            a: &CallAnswer,
+            o: &LiveObjectFfi,
+            offset: u64,
+            len: u64,
+            offset_known: bool,
+        ) -> bool;
+        fn answer_may_read(
+            e: &Engine,
+            a: &CallAnswer,
+            o: &LiveObjectFfi,
+            offset: u64,
+            len: u64,
+            offset_known: bool,
+        ) -> bool;
         /// Whether the pointer `value` (`llvm::Value*`), dereferenced by the call, may
         /// point into `o`: 0 no, 1 may, 2 not known (resolve as KLEE would).
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
@@ -170,10 +200,25 @@ pub mod ffi {
         /// from the state (PSPA), or whole-program (SPA engine). Writes the `pspa.wit/1`
         /// JSON to `json` and the CSV tables to `csv` (when not empty).
         type WitHandle;
-        fn engine_wit(e: &mut Engine, state: &StateView, function: usize, json: &str, csv: &str, report: &mut WitReport) -> Box<WitHandle>;
+        fn engine_wit(
+            e: &mut Engine,
+            state: &StateView,
+            function: usize,
+            json: &str,
+            csv: &str,
+            report: &mut WitReport,
+        ) -> Box<WitHandle>;
         /// The colours of the fields of `o` overlapped by bytes [offset, offset + len)
         /// (all its fields when !offset_known); empty when the object has no colour.
-        fn wit_object(e: &Engine, w: &WitHandle, o: &LiveObjectFfi, offset: u64, len: u64, offset_known: bool, out: &mut Vec<u32>);
+        fn wit_object(
+            e: &Engine,
+            w: &WitHandle,
+            o: &LiveObjectFfi,
+            offset: u64,
+            len: u64,
+            offset_known: bool,
+            out: &mut Vec<u32>,
+        );
         /// The colour of the write made by instruction `inst` (`llvm::Instruction*`); 0
         /// when it is not a coloured write.
         fn wit_write(w: &WitHandle, inst: usize) -> u32;
@@ -214,18 +259,42 @@ pub struct CallAnswer(Option<Arc<Answer>>);
 
 /// A caught panic's message, for the plugin's one warning.
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_default()
 }
 
 #[allow(clippy::too_many_arguments)]
-fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_globals: bool, eager: bool, max_work: u64, points_to: bool, allocators: Vec<String>) -> Box<Engine> {
+fn engine_new(
+    module: usize,
+    module_name: &str,
+    spa: bool,
+    reuse: bool,
+    all_globals: bool,
+    eager: bool,
+    max_work: u64,
+    points_to: bool,
+    allocators: Vec<String>,
+) -> Box<Engine> {
     // Panics are caught at every entry point and reported once by the plugin as a warning;
     // the default hook would print each one, with a backtrace, into KLEE's output.
     std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
     let r = catch_unwind(AssertUnwindSafe(|| -> anyhow::Result<Engine> {
         // SAFETY: the plugin passes KLEE's live module, which outlives the engine.
-        let m = unsafe { Module::borrowed(module as llvm_sys::prelude::LLVMModuleRef, PathBuf::from(module_name)) };
-        let mut session = Session::from_module(m, &FrontOptions { allocators, ..Default::default() })?;
+        let m = unsafe {
+            Module::borrowed(
+                module as llvm_sys::prelude::LLVMModuleRef,
+                PathBuf::from(module_name),
+            )
+        };
+        let mut session = Session::from_module(
+            m,
+            &FrontOptions {
+                allocators,
+                ..Default::default()
+            },
+        )?;
         session.reuse = reuse;
         session.all_globals = all_globals;
         session.on_demand = !eager;
@@ -236,14 +305,23 @@ fn engine_new(module: usize, module_name: &str, spa: bool, reuse: bool, all_glob
             let a = pspa::analysis::analyze(&session.prog);
             // The whole program's points-to sets, once, shared by every function's answer.
             let pts = points_to.then(|| Answer::whole_program_points_to(&a));
-            spa_answers = (0..session.prog.functions.len() as FuncId).map(|f| Arc::new(Answer::whole_program(&a, f, pts.clone()))).collect();
+            spa_answers = (0..session.prog.functions.len() as FuncId)
+                .map(|f| Arc::new(Answer::whole_program(&a, f, pts.clone())))
+                .collect();
         }
-        Ok(Engine { spa_answers, ..Engine::failed(String::new(), Some(session), spa) })
+        Ok(Engine {
+            spa_answers,
+            ..Engine::failed(String::new(), Some(session), spa)
+        })
     }));
     Box::new(match r {
         Ok(Ok(e)) => e,
         Ok(Err(e)) => Engine::failed(format!("{:#}", e), None, false),
-        Err(_) => Engine::failed("internal error (panic) while reading the module".into(), None, false),
+        Err(_) => Engine::failed(
+            "internal error (panic) while reading the module".into(),
+            None,
+            false,
+        ),
     })
 }
 
@@ -270,12 +348,22 @@ fn engine_error(e: &Engine) -> String {
 }
 
 fn engine_write_module(e: &Engine, path: &str) -> bool {
-    catch_unwind(AssertUnwindSafe(|| e.session.as_ref().is_some_and(|s| s.module().write_bitcode(std::path::Path::new(path)).is_ok())))
-        .unwrap_or(false)
+    catch_unwind(AssertUnwindSafe(|| {
+        e.session
+            .as_ref()
+            .is_some_and(|s| s.module().write_bitcode(std::path::Path::new(path)).is_ok())
+    }))
+    .unwrap_or(false)
 }
 
 fn engine_stats(e: &Engine) -> ffi::EngineStats {
-    let r = catch_unwind(AssertUnwindSafe(|| e.session.as_ref().map(|s| s.reuse_stats()).unwrap_or_default())).unwrap_or_default();
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        e.session
+            .as_ref()
+            .map(|s| s.reuse_stats())
+            .unwrap_or_default()
+    }))
+    .unwrap_or_default();
     ffi::EngineStats {
         invocations: r.invocations + e.spa_calls,
         analyses: r.analyses,
@@ -316,13 +404,25 @@ fn failed_report(message: String) -> ffi::CallReport {
     }
 }
 
-fn engine_analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str, report: &mut ffi::CallReport) -> Box<CallAnswer> {
+fn engine_analyze(
+    e: &mut Engine,
+    state: &ffi::StateView,
+    function: usize,
+    dump: &str,
+    report: &mut ffi::CallReport,
+) -> Box<CallAnswer> {
     let t = std::time::Instant::now();
     let r = catch_unwind(AssertUnwindSafe(|| analyze(e, state, function, dump)));
     let (mut rep, answer) = match r {
         Ok(Ok((rep, answer))) => (rep, Some(answer)),
         Ok(Err(err)) => (failed_report(format!("{:#}", err)), None),
-        Err(p) => (failed_report(format!("internal error (panic) in the analysis: {}", panic_message(&*p))), None),
+        Err(p) => (
+            failed_report(format!(
+                "internal error (panic) in the analysis: {}",
+                panic_message(&*p)
+            )),
+            None,
+        ),
     };
     if !rep.ok {
         e.failures += 1;
@@ -339,7 +439,11 @@ fn engine_analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump:
 }
 
 /// Global name -> KLEE object, read at the first call (every state shares them).
-fn state_globals<'a>(cache: &'a mut Option<FxHashMap<String, StateObjId>>, state: &ffi::StateView, session: &Session) -> &'a FxHashMap<String, StateObjId> {
+fn state_globals<'a>(
+    cache: &'a mut Option<FxHashMap<String, StateObjId>>,
+    state: &ffi::StateView,
+    session: &Session,
+) -> &'a FxHashMap<String, StateObjId> {
     cache.get_or_insert_with(|| {
         state
             .globals()
@@ -353,9 +457,18 @@ fn state_globals<'a>(cache: &'a mut Option<FxHashMap<String, StateObjId>>, state
     })
 }
 
-fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) -> anyhow::Result<(ffi::CallReport, Arc<Answer>)> {
-    let Some(session) = e.session.as_mut() else { anyhow::bail!("no analysis: {}", e.error) };
-    let Some(&f) = session.prog.site_functions.get(&function) else { anyhow::bail!("unknown function") };
+fn analyze(
+    e: &mut Engine,
+    state: &ffi::StateView,
+    function: usize,
+    dump: &str,
+) -> anyhow::Result<(ffi::CallReport, Arc<Answer>)> {
+    let Some(session) = e.session.as_mut() else {
+        anyhow::bail!("no analysis: {}", e.error)
+    };
+    let Some(&f) = session.prog.site_functions.get(&function) else {
+        anyhow::bail!("unknown function")
+    };
     if e.spa {
         e.spa_calls += 1;
         let a = e.spa_answers[f as usize].clone();
@@ -388,7 +501,11 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
         let full = MemoryGraph::project(&st, session.roots());
         st.check()?;
         let full = full?;
-        std::fs::write(dump, serde_json::to_string_pretty(&pspa::snapshot::record(&full, "final.bc", None, false))? + "\n")?;
+        std::fs::write(
+            dump,
+            serde_json::to_string_pretty(&pspa::snapshot::record(&full, "final.bc", None, false))?
+                + "\n",
+        )?;
         Some(full)
     };
     let t = std::time::Instant::now();
@@ -430,7 +547,9 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
             function: g.function.clone(),
             modset: CallResult::labels(&session.prog, &abs, &result.modset),
             refset: CallResult::labels(&session.prog, &abs, &result.refset),
-            points_to: session.points_to.then(|| session.points_to_labels(&abs, &result)),
+            points_to: session
+                .points_to
+                .then(|| session.points_to_labels(&abs, &result)),
             stats: stats.clone(),
         };
         let out = dump.strip_suffix(".json").unwrap_or(dump).to_string() + ".modref.json";
@@ -451,19 +570,37 @@ fn analyze(e: &mut Engine, state: &ffi::StateView, function: usize, dump: &str) 
         answer_bytes: 0,
     };
     let answer = Answer::new(&abs, result);
-    Ok((ffi::CallReport { unknown: answer.unknown(), ..rep }, Arc::new(answer)))
+    Ok((
+        ffi::CallReport {
+            unknown: answer.unknown(),
+            ..rep
+        },
+        Arc::new(answer),
+    ))
 }
 
 // ---- queries -------------------------------------------------------------------------
 
 fn live(e: &Engine, o: &ffi::LiveObjectFfi) -> Option<LiveObject> {
     let prog = &e.session.as_ref()?.prog;
-    Some(LiveObject { id: o.id, site: prog.site_objects.get(&o.site).copied(), existed: o.existed })
+    Some(LiveObject {
+        id: o.id,
+        site: prog.site_objects.get(&o.site).copied(),
+        existed: o.existed,
+    })
 }
 
 /// Run a query; a failed call, a missing session or a panic give `conservative`.
-fn query<T>(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi, conservative: T, q: impl FnOnce(&Answer, &pspa::facts::Program, &LiveObject) -> T) -> T {
-    let (Some(answer), Some(s), Some(lo)) = (a.0.as_deref(), e.session.as_ref(), live(e, o)) else { return conservative };
+fn query<T>(
+    e: &Engine,
+    a: &CallAnswer,
+    o: &ffi::LiveObjectFfi,
+    conservative: T,
+    q: impl FnOnce(&Answer, &pspa::facts::Program, &LiveObject) -> T,
+) -> T {
+    let (Some(answer), Some(s), Some(lo)) = (a.0.as_deref(), e.session.as_ref(), live(e, o)) else {
+        return conservative;
+    };
     match catch_unwind(AssertUnwindSafe(|| q(answer, &s.prog, &lo))) {
         Ok(v) => v,
         Err(_) => conservative,
@@ -475,31 +612,58 @@ fn answer_ok(a: &CallAnswer) -> bool {
 }
 
 fn engine_whole_program_answer(e: &Engine, function: usize) -> Box<CallAnswer> {
-    let a = e.session.as_ref().filter(|_| e.spa).and_then(|s| s.prog.site_functions.get(&function)).and_then(|&f| e.spa_answers.get(f as usize).cloned());
+    let a = e
+        .session
+        .as_ref()
+        .filter(|_| e.spa)
+        .and_then(|s| s.prog.site_functions.get(&function))
+        .and_then(|&f| e.spa_answers.get(f as usize).cloned());
     Box::new(CallAnswer(a))
 }
 
 fn answer_node(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi) -> ffi::NodeKind {
-    query(e, a, o, ffi::NodeKind::Unknown, |ans, prog, lo| match ans.node_of(prog, lo) {
-        Node::Unique(_) => ffi::NodeKind::Unique,
-        Node::Static(_) => ffi::NodeKind::Static,
-        Node::Local => ffi::NodeKind::Local,
-        Node::Unreached => ffi::NodeKind::Unreached,
-        Node::Unknown => ffi::NodeKind::Unknown,
+    query(e, a, o, ffi::NodeKind::Unknown, |ans, prog, lo| {
+        match ans.node_of(prog, lo) {
+            Node::Unique(_) => ffi::NodeKind::Unique,
+            Node::Static(_) => ffi::NodeKind::Static,
+            Node::Local => ffi::NodeKind::Local,
+            Node::Unreached => ffi::NodeKind::Unreached,
+            Node::Unknown => ffi::NodeKind::Unknown,
+        }
     })
 }
 
-fn answer_may_write(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool {
-    query(e, a, o, true, |ans, prog, lo| ans.may_write(prog, lo, offset_known.then_some((offset, len))))
+fn answer_may_write(
+    e: &Engine,
+    a: &CallAnswer,
+    o: &ffi::LiveObjectFfi,
+    offset: u64,
+    len: u64,
+    offset_known: bool,
+) -> bool {
+    query(e, a, o, true, |ans, prog, lo| {
+        ans.may_write(prog, lo, offset_known.then_some((offset, len)))
+    })
 }
 
-fn answer_may_read(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi, offset: u64, len: u64, offset_known: bool) -> bool {
-    query(e, a, o, true, |ans, prog, lo| ans.may_read(prog, lo, offset_known.then_some((offset, len))))
+fn answer_may_read(
+    e: &Engine,
+    a: &CallAnswer,
+    o: &ffi::LiveObjectFfi,
+    offset: u64,
+    len: u64,
+    offset_known: bool,
+) -> bool {
+    query(e, a, o, true, |ans, prog, lo| {
+        ans.may_read(prog, lo, offset_known.then_some((offset, len)))
+    })
 }
 
 fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveObjectFfi) -> u8 {
     query(e, a, o, 2, |ans, prog, lo| {
-        let Some(&v) = prog.value_vars.get(&value) else { return 2 };
+        let Some(&v) = prog.value_vars.get(&value) else {
+            return 2;
+        };
         match ans.may_point_to(prog, v, lo) {
             Some(false) => 0,
             Some(true) => 1,
@@ -509,7 +673,9 @@ fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveOb
 }
 
 fn engine_body_modelled(e: &Engine, function: usize) -> bool {
-    let Some(s) = e.session.as_ref() else { return false };
+    let Some(s) = e.session.as_ref() else {
+        return false;
+    };
     s.prog.site_functions.get(&function).is_some_and(|&f| {
         let f = &s.prog.functions[f as usize];
         f.defined && f.model.is_some()
@@ -519,22 +685,51 @@ fn engine_body_modelled(e: &Engine, function: usize) -> bool {
 /// WIT colours and the answer whose `node_of` maps live objects to their locations.
 pub struct WitHandle(Option<(Answer, pspa::wit::WitColours)>);
 
-fn engine_wit(e: &mut Engine, state: &ffi::StateView, function: usize, json: &str, csv: &str, report: &mut ffi::WitReport) -> Box<WitHandle> {
+fn engine_wit(
+    e: &mut Engine,
+    state: &ffi::StateView,
+    function: usize,
+    json: &str,
+    csv: &str,
+    report: &mut ffi::WitReport,
+) -> Box<WitHandle> {
     let r = catch_unwind(AssertUnwindSafe(|| wit(e, state, function, json, csv)));
     let (rep, h) = match r {
         Ok(Ok((rep, h))) => (rep, Some(h)),
-        Ok(Err(err)) => (ffi::WitReport { message: format!("{:#}", err), ..Default::default() }, None),
-        Err(p) => (ffi::WitReport { message: format!("internal error (panic): {}", panic_message(&*p)), ..Default::default() }, None),
+        Ok(Err(err)) => (
+            ffi::WitReport {
+                message: format!("{:#}", err),
+                ..Default::default()
+            },
+            None,
+        ),
+        Err(p) => (
+            ffi::WitReport {
+                message: format!("internal error (panic): {}", panic_message(&*p)),
+                ..Default::default()
+            },
+            None,
+        ),
     };
     *report = rep;
     Box::new(WitHandle(h))
 }
 
-fn wit(e: &mut Engine, state: &ffi::StateView, function: usize, json: &str, csv: &str) -> anyhow::Result<(ffi::WitReport, (Answer, pspa::wit::WitColours))> {
+fn wit(
+    e: &mut Engine,
+    state: &ffi::StateView,
+    function: usize,
+    json: &str,
+    csv: &str,
+) -> anyhow::Result<(ffi::WitReport, (Answer, pspa::wit::WitColours))> {
     let spa = e.spa;
     let spa_answers = &e.spa_answers;
-    let Some(session) = e.session.as_mut() else { anyhow::bail!("no analysis: {}", e.error) };
-    let Some(&f) = session.prog.site_functions.get(&function) else { anyhow::bail!("unknown function") };
+    let Some(session) = e.session.as_mut() else {
+        anyhow::bail!("no analysis: {}", e.error)
+    };
+    let Some(&f) = session.prog.site_functions.get(&function) else {
+        anyhow::bail!("unknown function")
+    };
     let (answer, colours) = if spa {
         let a = pspa::analysis::analyze(&session.prog);
         let sets = Answer::whole_program_points_to(&a);
@@ -554,7 +749,11 @@ fn wit(e: &mut Engine, state: &ffi::StateView, function: usize, json: &str, csv:
         session.reuse = reuse;
         session.points_to = points_to;
         let (abs, result, _) = r?;
-        let c = pspa::wit::colours(&session.prog, pspa::wit::Objects::State(&abs), &result.points_to);
+        let c = pspa::wit::colours(
+            &session.prog,
+            pspa::wit::Objects::State(&abs),
+            &result.points_to,
+        );
         (Answer::new(&abs, result), c)
     };
     let t = &colours.tables;
@@ -575,20 +774,60 @@ fn wit(e: &mut Engine, state: &ffi::StateView, function: usize, json: &str, csv:
     Ok((rep, (answer, colours)))
 }
 
-fn wit_object(e: &Engine, w: &WitHandle, o: &ffi::LiveObjectFfi, offset: u64, len: u64, offset_known: bool, out: &mut Vec<u32>) {
-    let (Some((answer, colours)), Some(s), Some(lo)) = (w.0.as_ref(), e.session.as_ref(), live(e, o)) else { return };
+fn wit_object(
+    e: &Engine,
+    w: &WitHandle,
+    o: &ffi::LiveObjectFfi,
+    offset: u64,
+    len: u64,
+    offset_known: bool,
+    out: &mut Vec<u32>,
+) {
+    let (Some((answer, colours)), Some(s), Some(lo)) =
+        (w.0.as_ref(), e.session.as_ref(), live(e, o))
+    else {
+        return;
+    };
     let r = catch_unwind(AssertUnwindSafe(|| {
         let prog = &s.prog;
         let (obj, layout) = match answer.node_of(prog, &lo) {
-            Node::Unique(i) => (pspa::local::ResLoc::Abs { obj: i, field: None }, answer.layout(i)),
-            Node::Static(st) => (pspa::local::ResLoc::Static { obj: st, field: None }, prog.objects[st as usize].layout),
+            Node::Unique(i) => (
+                pspa::local::ResLoc::Abs {
+                    obj: i,
+                    field: None,
+                },
+                answer.layout(i),
+            ),
+            Node::Static(st) => (
+                pspa::local::ResLoc::Static {
+                    obj: st,
+                    field: None,
+                },
+                prog.objects[st as usize].layout,
+            ),
+            // A local of a frame begun after the WIT point: its alloca site's colour.
+            Node::Local => match lo.site {
+                Some(st) => (
+                    pspa::local::ResLoc::Static {
+                        obj: st,
+                        field: None,
+                    },
+                    prog.objects[st as usize].layout,
+                ),
+                None => return Vec::new(),
+            },
             _ => return Vec::new(),
         };
-        let Some(all) = colours.object(&obj, layout.map(|l| prog.layouts[l as usize].abs_size())) else { return Vec::new() };
+        let Some(all) = colours.object(&obj, layout.map(|l| prog.layouts[l as usize].abs_size()))
+        else {
+            return Vec::new();
+        };
         match (layout, offset_known) {
-            (Some(l), true) if all.len() > 1 => {
-                prog.layouts[l as usize].fields_in(offset as i64, len.max(1)).into_iter().filter_map(|f| all.get(f as usize).copied()).collect()
-            }
+            (Some(l), true) if all.len() > 1 => prog.layouts[l as usize]
+                .fields_in(offset as i64, len.max(1))
+                .into_iter()
+                .filter_map(|f| all.get(f as usize).copied())
+                .collect(),
             _ => all,
         }
     }));
@@ -619,13 +858,27 @@ struct KleeState<'a> {
 }
 
 impl<'a> KleeState<'a> {
-    fn new(view: &'a ffi::StateView, session: &'a Session, function: FuncId, globals: &'a FxHashMap<String, StateObjId>) -> KleeState<'a> {
-        KleeState { view, session, function, globals, failed: RefCell::new(None) }
+    fn new(
+        view: &'a ffi::StateView,
+        session: &'a Session,
+        function: FuncId,
+        globals: &'a FxHashMap<String, StateObjId>,
+    ) -> KleeState<'a> {
+        KleeState {
+            view,
+            session,
+            function,
+            globals,
+            failed: RefCell::new(None),
+        }
     }
 
     fn target(&self, t: &ffi::TargetFfi) -> Target {
         match t.kind {
-            0 => Target::Object { id: t.object, offset: t.offset_known.then_some(t.offset) },
+            0 => Target::Object {
+                id: t.object,
+                offset: t.offset_known.then_some(t.offset),
+            },
             1 => match self.session.prog.site_functions.get(&t.function) {
                 Some(&f) => Target::Function(self.session.prog.functions[f as usize].name.clone()),
                 None => Target::Null, // not a function of the module: code we cannot see
@@ -658,7 +911,9 @@ impl<'a> KleeState<'a> {
 
 impl SymbolicState for KleeState<'_> {
     fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
-        let name = self.session.prog.functions[self.function as usize].name.as_str();
+        let name = self.session.prog.functions[self.function as usize]
+            .name
+            .as_str();
         let args = (0..self.view.num_args())
             .map(|i| {
                 let mut out = Vec::new();
@@ -677,7 +932,11 @@ impl SymbolicState for KleeState<'_> {
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
         // Sorted: the reference projection's order must not depend on a hash map's.
-        let mut v: Vec<(String, StateObjId)> = self.globals.iter().map(|(n, &id)| (n.clone(), id)).collect();
+        let mut v: Vec<(String, StateObjId)> = self
+            .globals
+            .iter()
+            .map(|(n, &id)| (n.clone(), id))
+            .collect();
         v.sort_unstable();
         v
     }
@@ -687,11 +946,21 @@ impl SymbolicState for KleeState<'_> {
     }
 
     fn object(&self, id: StateObjId) -> Option<StateObject> {
-        let mut o = ffi::ObjectFfi { id: 0, site: 0, size: 0, ty: 0 };
+        let mut o = ffi::ObjectFfi {
+            id: 0,
+            site: 0,
+            size: 0,
+            ty: 0,
+        };
         if !self.view.object(id, &mut o) {
             return None;
         }
-        Some(StateObject { id, site: self.site_label(o.site), size: o.size, ty: (o.ty != 0).then_some(ObjType::Llvm(o.ty)) })
+        Some(StateObject {
+            id,
+            site: self.site_label(o.site),
+            size: o.size,
+            ty: (o.ty != 0).then_some(ObjType::Llvm(o.ty)),
+        })
     }
 
     fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
@@ -700,6 +969,11 @@ impl SymbolicState for KleeState<'_> {
             self.fail(format!("the contents of object {id}"));
             return Vec::new();
         }
-        out.iter().map(|s| PointerSlot { offset: s.offset, targets: s.targets.iter().map(|t| self.target(t)).collect() }).collect()
+        out.iter()
+            .map(|s| PointerSlot {
+                offset: s.offset,
+                targets: s.targets.iter().map(|t| self.target(t)).collect(),
+            })
+            .collect()
     }
 }

@@ -113,6 +113,8 @@ public:
   void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo);
   void onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
+  /// A function returned: the WIT call's end on this path.
+  void afterReturn(const klee::ExecutionState &state);
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void stateTerminated(klee::ExecutionState &state);
   /// `KLEE: done: wit ...` lines.

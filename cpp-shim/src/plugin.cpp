@@ -562,12 +562,24 @@ public:
       wit->afterAlloc(state, mo);
   }
 
-  void onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+  void afterReturn(klee::ExecutionState &state) override {
+    if (active && PspaCheck)
+      returnedFrom(state, state.stack.size());
+    if (wit)
+      wit->afterReturn(state);
+  }
+
+  bool onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) override {
     if (wit)
       wit->onMemoryAccess(state, ki, mo, offset, bytes, isWrite);
-    if (!active || !PspaCheck)
-      return;
+    if (active && PspaCheck)
+      checkAccess(state, ki, mo, offset, bytes, isWrite);
+    return false;
+  }
+
+  void checkAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                   klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
     std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
     if (!inside || inside->empty())
       return;

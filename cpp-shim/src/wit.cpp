@@ -21,6 +21,8 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/Support/CommandLine.h"
 
+#include <algorithm>
+
 using namespace llvm;
 
 namespace {
@@ -137,16 +139,18 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
     return;
   auto it = paths.find(&state);
   // PSPA's colours cover the WIT function's call (and what it calls) only.
-  if (!host.wholeProgram() && (it == paths.end() || !it->second.witDepth || state.stack.size() < it->second.witDepth)) {
-    if (it != paths.end())
-      it->second.witDepth = 0; // the call returned
+  if (!host.wholeProgram() && (it == paths.end() || !it->second.witDepth))
     return;
-  }
   // A write inside a body the analysis models (KLEE's byte-wise memcpy) is its call's.
   const Instruction *inst = ki->inst;
   std::uint32_t want = pspa::wit_write(**handle, reinterpret_cast<std::size_t>(inst));
-  if (!want && state.stack.size() >= 2 && state.stack.back().caller)
+  // (Not its writes to the body's own locals, which are no write of the program's.)
+  if (!want && state.stack.size() >= 2 && state.stack.back().caller) {
+    const auto &own = state.stack.back().allocas;
+    if (std::find(own.begin(), own.end(), mo) != own.end())
+      return;
     want = pspa::wit_write(**handle, reinterpret_cast<std::size_t>(state.stack.back().caller->inst));
+  }
   auto *ce = dyn_cast<klee::ConstantExpr>(offset);
   std::vector<std::uint32_t> have = colours(mo, ce ? ce->getZExtValue() : 0, bytes, ce != nullptr);
   if (!want || have.empty()) {
@@ -165,6 +169,12 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
     }
     break;
   }
+}
+
+void WitClient::afterReturn(const klee::ExecutionState &state) {
+  auto it = paths.find(&state);
+  if (it != paths.end() && state.stack.size() < it->second.witDepth)
+    it->second.witDepth = 0; // the WIT call returned
 }
 
 void WitClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {

@@ -409,7 +409,7 @@ WIT_POINT = re.compile(r"pspa wit: colours computed at the call of (\S+):")
 def table6(res, progs):
     names = [("wit-spa", "SPA", "hand"), ("wit-pspa", "PSPA", "hand"), ("wit-input", "PSPA", "automatic (input)")]
     header = ["program", "colours", "WIT point", "function", "budget reached", "completed paths", "colours (all)",
-              "heap colours", "writes", "writes through unknown", "transitions", "writes checked", "violations"]
+              "heap colours", "writes", "writes through unknown", "transitions", "writes checked", "violations", "writes not checked"]
     rows = []
     for p in progs:
         for name, mode, how in names:
@@ -419,13 +419,15 @@ def table6(res, progs):
             rows.append([p, mode, how, at.group(1) if at else "not reached", "no" if r["timed_out"] else "yes",
                          r["completed"] + r["partial"], int(c.group(1)) if c else None, int(c.group(2)) if c else None,
                          int(c.group(3)) if c else None, int(c.group(4)) if c else None, int(t.group(1)) if t else None,
-                         int(k.group(1)) if k else None, int(k.group(2)) if k else None])
+                         int(k.group(1)) if k else None, int(k.group(2)) if k else None,
+                         int(k.group(3)) if k else None])
     notes = ("DFS, the same instruction budget in each run (paths: completed and partially completed). Colours "
              "computed once, at the WIT point: the first call of the program's parsing entry (hand), or the first "
              "call after the first read of symbolic input (automatic). Heap colours: colours of heap object "
              "fields. Transitions: on each path, colour changes between consecutive heap object fields in "
              "allocation order, summed over paths. Violations: writes that touched a field of another colour "
-             "(--pspa-wit-check), which must be 0.\n")
+             "(--pspa-wit-check), which must be 0. Writes not checked: writes of no colour or to objects of none "
+             "(KLEE's own objects).\n")
     write(res, "table6", header, rows, notes)
     fig, ax = plt.subplots(figsize=(7, 3.5))
     xs = range(len(progs))

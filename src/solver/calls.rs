@@ -105,9 +105,15 @@ impl<'p> Solver<'p> {
             return true;
         }
         let call = &self.calls[c as usize];
-        let Some(arg_ptr) = &call.arg_ptr else { return true };
+        let Some(arg_ptr) = &call.arg_ptr else {
+            return true;
+        };
         // Formals are Some exactly when their type can carry a pointer; so is a call's result.
-        let args_fit = f.formals.iter().zip(arg_ptr).all(|(fo, &a)| fo.is_some() == a);
+        let args_fit = f
+            .formals
+            .iter()
+            .zip(arg_ptr)
+            .all(|(fo, &a)| fo.is_some() == a);
         let ret_fits = call.ret.is_none() || f.ret.is_some();
         args_fit && ret_fits
     }

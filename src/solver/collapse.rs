@@ -33,7 +33,12 @@ impl<'p> Solver<'p> {
             if log::log_enabled!(log::Level::Debug) {
                 log::debug!(
                     "collapse {}: field {} (byte {}) moved by {:+} bytes and strides {:?} ({})",
-                    ob.label, f, l.fields[f as usize].offset, g.offset, g.strides, l.name
+                    ob.label,
+                    f,
+                    l.fields[f as usize].offset,
+                    g.offset,
+                    g.strides,
+                    l.name
                 );
             }
             self.pending_collapse.push(o);
@@ -45,7 +50,14 @@ impl<'p> Solver<'p> {
             // a pointer of another type. The pointer may reach any field; the object keeps
             // its fields for every other pointer.
             self.stats.spread_pointers += 1;
-            log::trace!("spread {}: field {} (byte {}) moved by {:+} bytes ({})", ob.label, f, l.fields[f as usize].offset, g.offset, l.name);
+            log::trace!(
+                "spread {}: field {} (byte {}) moved by {:+} bytes ({})",
+                ob.label,
+                f,
+                l.fields[f as usize].offset,
+                g.offset,
+                l.name
+            );
             out.extend(base..base + ob.nfields);
         }
     }
@@ -58,7 +70,10 @@ impl<'p> Solver<'p> {
             }
             self.fi[o as usize] = true;
             self.stats.collapsed_objects += 1;
-            log::debug!("field-insensitive from now on: {}", self.objs[o as usize].label);
+            log::debug!(
+                "field-insensitive from now on: {}",
+                self.objs[o as usize].label
+            );
             let ob = &self.objs[o as usize];
             let (base, nf) = (ob.base, ob.nfields);
             if nf > 1 {

@@ -20,7 +20,11 @@ impl<'p> Solver<'p> {
             self.escaped[o as usize] = true;
             let ext = self.ext;
             let (base, nf) = (self.objs[o as usize].base, self.objs[o as usize].nfields);
-            let nf = if self.objs[o as usize].is_code() { 0 } else { nf };
+            let nf = if self.objs[o as usize].is_code() {
+                0
+            } else {
+                nf
+            };
             let ro = !self.objs[o as usize].is_writable();
             for k in 0..nf {
                 self.add_pts(ext, base + k);

@@ -77,7 +77,13 @@ impl<'p> Solver<'p> {
     }
 
     /// Merged mode of a memcopy: sources' fields -> tmp -> destinations' fields.
-    fn merged_memcopy(&mut self, tmp: Node, size: Option<u64>, ds: &RoaringBitmap, ss: &RoaringBitmap) {
+    fn merged_memcopy(
+        &mut self,
+        tmp: Node,
+        size: Option<u64>,
+        ds: &RoaringBitmap,
+        ss: &RoaringBitmap,
+    ) {
         for ls in ss.iter() {
             for f in self.copied_fields(ls, size) {
                 self.add_edge(f, tmp);

@@ -153,7 +153,8 @@ pub struct Solver<'p> {
     /// Constraint identity -> the single-definition variable that stands for it.
     merge_keys: FxHashMap<MergeKey<'p>, Node>,
     /// covering(): abstract fields a (layout, field, size) access overlaps, relative.
-    cover_memo: std::cell::RefCell<FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>>,
+    cover_memo:
+        std::cell::RefCell<FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>>,
     /// When on (`track_reads`): every field node whose contents flowed somewhere (the
     /// source of a load, a copy or an escape edge). The demand-driven projection fetches
     /// an object of the state only when one of its fields is here: contents that flow
@@ -274,21 +275,30 @@ impl<'p> Solver<'p> {
     /// Add an object (a unique site of a seeded state, or a model allocation).
     pub fn add_object(&mut self, o: Object) -> ObjId {
         let id = self.objs.len() as ObjId;
-        let nfields = o.layout.map(|l| self.prog.layouts[l as usize].abs_size()).unwrap_or(1);
+        let nfields = o
+            .layout
+            .map(|l| self.prog.layouts[l as usize].abs_size())
+            .unwrap_or(1);
         let base = self.rep.len() as Node;
         for f in 0..nfields {
             let n = self.new_node();
             self.node_obj[n as usize] = id;
             self.node_field[n as usize] = f;
         }
-        self.objs.push(ObjInfo { obj: o, base, nfields });
+        self.objs.push(ObjInfo {
+            obj: o,
+            base,
+            nfields,
+        });
         self.escaped.push(false);
         self.fi.push(self.objs[id as usize].layout.is_none());
         id
     }
 
     pub fn layout(&self, o: ObjId) -> Option<&'p Layout> {
-        self.objs[o as usize].layout.map(|l| &self.prog.layouts[l as usize])
+        self.objs[o as usize]
+            .layout
+            .map(|l| &self.prog.layouts[l as usize])
     }
 
     /// Whether object `o` is (now) field-insensitive.
@@ -421,8 +431,20 @@ impl<'p> Solver<'p> {
                     self.add_pts(*dst, l);
                 }
                 Constraint::Copy { dst, src } => self.add_edge(*src, *dst),
-                Constraint::Load { dst, ptr, size } => self.add_complex(*ptr, Cx::Load { dst: *dst, size: *size }),
-                Constraint::Store { ptr, src, size } => self.add_complex(*ptr, Cx::Store { src: *src, size: *size }),
+                Constraint::Load { dst, ptr, size } => self.add_complex(
+                    *ptr,
+                    Cx::Load {
+                        dst: *dst,
+                        size: *size,
+                    },
+                ),
+                Constraint::Store { ptr, src, size } => self.add_complex(
+                    *ptr,
+                    Cx::Store {
+                        src: *src,
+                        size: *size,
+                    },
+                ),
                 Constraint::Gep { dst, src, gep } => {
                     let g = self.intern_gep(gep.clone());
                     self.add_complex(*src, Cx::Gep { dst: *dst, gep: g });
@@ -456,7 +478,10 @@ impl<'p> Solver<'p> {
             // changed, in the last order: cycles found later are merged later, which
             // costs time, never answers.
             let grown = self.edge_adds - self.scc_edges;
-            if self.stats.rounds == 1 || self.scc_rounds >= 8 || grown > (self.scc_edges / 8).max(256) {
+            if self.stats.rounds == 1
+                || self.scc_rounds >= 8
+                || grown > (self.scc_edges / 8).max(256)
+            {
                 let topo = self.collapse_cycles();
                 for (i, &v) in topo.iter().enumerate() {
                     self.topo_pos[v as usize] = i as u32;
@@ -508,8 +533,11 @@ impl<'p> Solver<'p> {
             } else {
                 self.objs[self.node_obj[n as usize] as usize].label.clone()
             };
-            let sample: Vec<String> =
-                self.pts[n as usize].iter().take(6).map(|l| self.objs[self.node_obj[l as usize] as usize].label.clone()).collect();
+            let sample: Vec<String> = self.pts[n as usize]
+                .iter()
+                .take(6)
+                .map(|l| self.objs[self.node_obj[l as usize] as usize].label.clone())
+                .collect();
             log::trace!("  {len:6} {name} -> {sample:?}");
         }
     }
@@ -520,12 +548,18 @@ impl<'p> Solver<'p> {
         let n = self.rep.len();
         self.normalize_succ();
         let listed = self.succ_nodes.clone();
-        let roots = listed.into_iter().filter(|&v| self.rep[v as usize] == v && !self.succ[v as usize].is_empty());
+        let roots = listed
+            .into_iter()
+            .filter(|&v| self.rep[v as usize] == v && !self.succ[v as usize].is_empty());
         let mut scratch = std::mem::take(&mut self.scc);
         let succ = &self.succ;
         let comps = scratch.run(n, roots, |v| &succ[v as usize]);
         let order: Vec<Node> = comps.iter().map(|c| c[0]).collect();
-        let sccs: Vec<Vec<Node>> = comps.iter().filter(|c| c.len() > 1).map(|c| c.to_vec()).collect();
+        let sccs: Vec<Vec<Node>> = comps
+            .iter()
+            .filter(|c| c.len() > 1)
+            .map(|c| c.to_vec())
+            .collect();
         self.scc = scratch;
         for comp in sccs {
             self.stats.merged_in_cycles += comp.len() - 1;
@@ -559,7 +593,11 @@ impl<'p> Solver<'p> {
         for &v in &nodes {
             // Sorting every list every round was 8 % of a SQLite solve: only lists that grew
             // or point to a node merged away since.
-            if !std::mem::take(&mut self.succ_dirty[v as usize]) && self.succ[v as usize].iter().all(|&w| self.rep[w as usize] == w) {
+            if !std::mem::take(&mut self.succ_dirty[v as usize])
+                && self.succ[v as usize]
+                    .iter()
+                    .all(|&w| self.rep[w as usize] == w)
+            {
                 continue;
             }
             let mut s = std::mem::take(&mut self.succ[v as usize]);
@@ -588,7 +626,8 @@ impl<'p> Solver<'p> {
     /// without a position last), each node's successors that grow joining the pass.
     fn propagate_changed(&mut self) {
         use std::cmp::Reverse;
-        let mut heap: std::collections::BinaryHeap<Reverse<(u32, Node)>> = std::collections::BinaryHeap::new();
+        let mut heap: std::collections::BinaryHeap<Reverse<(u32, Node)>> =
+            std::collections::BinaryHeap::new();
         let mut grown = Vec::new();
         for i in 0..self.changed_list.len() {
             let v = self.find(self.changed_list[i]);
@@ -711,7 +750,12 @@ impl<'p> Solver<'p> {
             return Fields::one(c);
         }
         // The same (layout, field, size) comes back for every object of the type: memoised.
-        let rel = self.cover_memo.borrow_mut().entry((lid, f, size)).or_insert_with(|| l.fields_in(fi.offset as i64, size).into()).clone();
+        let rel = self
+            .cover_memo
+            .borrow_mut()
+            .entry((lid, f, size))
+            .or_insert_with(|| l.fields_in(fi.offset as i64, size).into())
+            .clone();
         Fields::Shifted(ob.base, rel)
     }
 
@@ -754,7 +798,11 @@ impl<'p> Solver<'p> {
                 locs.dedup();
                 let out = RoaringBitmap::from_sorted_iter(locs).expect("sorted");
                 if self.pending_collapse.len() > pending && log::log_enabled!(log::Level::Debug) {
-                    log::debug!("  by the gep into {} ({} targets)", self.prog.var_name(dst), delta.len());
+                    log::debug!(
+                        "  by the gep into {} ({} targets)",
+                        self.prog.var_name(dst),
+                        delta.len()
+                    );
                 }
                 let r = self.find(dst);
                 grew |= self.grow(r, &out);

@@ -21,9 +21,21 @@ impl<'p> Solver<'p> {
         if let Some(h) = call.heap {
             return h;
         }
-        let caller = &self.prog.functions.get(call.caller as usize).map(|f| f.name.as_str()).unwrap_or("<external>");
+        let caller = &self
+            .prog
+            .functions
+            .get(call.caller as usize)
+            .map(|f| f.name.as_str())
+            .unwrap_or("<external>");
         let label = crate::site::heap(caller, call.line);
-        let o = self.add_object(Object { label, kind: ObjKind::Heap, layout: None, owner: None, func: None, readonly: false });
+        let o = self.add_object(Object {
+            label,
+            kind: ObjKind::Heap,
+            layout: None,
+            owner: None,
+            func: None,
+            readonly: false,
+        });
         self.calls[c as usize].heap = Some(o);
         o
     }
@@ -55,8 +67,22 @@ impl<'p> Solver<'p> {
                 // handled first once made unknown code read-only, which was unsound).
                 if !self.ext_accesses {
                     self.ext_accesses = true;
-                    self.accesses[x as usize].push((Access { ptr: ext, size: None, write: true }, false));
-                    self.accesses[x as usize].push((Access { ptr: ext, size: None, write: false }, false));
+                    self.accesses[x as usize].push((
+                        Access {
+                            ptr: ext,
+                            size: None,
+                            write: true,
+                        },
+                        false,
+                    ));
+                    self.accesses[x as usize].push((
+                        Access {
+                            ptr: ext,
+                            size: None,
+                            write: false,
+                        },
+                        false,
+                    ));
                 }
                 return;
             }
@@ -82,7 +108,14 @@ impl<'p> Solver<'p> {
                 }
                 Effect::ModRet => {
                     if let Some(r) = call.ret {
-                        self.accesses[caller].push((Access { ptr: r, size: None, write: true }, false));
+                        self.accesses[caller].push((
+                            Access {
+                                ptr: r,
+                                size: None,
+                                write: true,
+                            },
+                            false,
+                        ));
                     }
                 }
                 Effect::RetArg(i) => {
@@ -100,13 +133,27 @@ impl<'p> Solver<'p> {
                     if let Some(a) = arg(i) {
                         let write = matches!(e, Effect::Mod(_) | Effect::ModDeep(_));
                         let deep = matches!(e, Effect::ModDeep(_) | Effect::RefDeep(_));
-                        self.accesses[caller].push((Access { ptr: a, size: None, write }, deep));
+                        self.accesses[caller].push((
+                            Access {
+                                ptr: a,
+                                size: None,
+                                write,
+                            },
+                            deep,
+                        ));
                     }
                 }
                 Effect::ModFrom(i) | Effect::RefFrom(i) => {
                     let write = matches!(e, Effect::ModFrom(_));
                     for a in call.args.iter().skip(i).flatten() {
-                        self.accesses[caller].push((Access { ptr: *a, size: None, write }, false));
+                        self.accesses[caller].push((
+                            Access {
+                                ptr: *a,
+                                size: None,
+                                write,
+                            },
+                            false,
+                        ));
                     }
                 }
                 Effect::Copy(d, s) => {

@@ -20,7 +20,11 @@ impl<'p> Solver<'p> {
     /// is defined by the same constraint over the same inputs, or c is a plain copy (then
     /// the result is its source). A first occurrence is remembered and installed as usual.
     /// A seeded variable (non-empty set) may hold more than c gives: never merged.
-    pub(super) fn merge_with(&mut self, c: &'p Constraint, single: &[bool]) -> Option<(Node, Node)> {
+    pub(super) fn merge_with(
+        &mut self,
+        c: &'p Constraint,
+        single: &[bool],
+    ) -> Option<(Node, Node)> {
         let dst = c.dst()?;
         if !single.get(dst as usize).copied().unwrap_or(false) {
             return None;

@@ -30,7 +30,11 @@ impl<'p> Solver<'p> {
         if add.len() == have.len() && add == have {
             return false;
         }
-        let new = if have.is_empty() { add.clone() } else { add - have };
+        let new = if have.is_empty() {
+            add.clone()
+        } else {
+            add - have
+        };
         if new.is_empty() {
             return false;
         }
@@ -73,8 +77,20 @@ impl<'p> Solver<'p> {
         let (r, o) = if ra < rb { (ra, rb) } else { (rb, ra) };
         self.rep[o as usize] = r;
         let (ru, ou) = (r as usize, o as usize);
-        let seen_p = self.handled_by_both(&self.pdelta, !self.succ[ru].is_empty(), !self.succ[ou].is_empty(), ru, ou);
-        let seen_c = self.handled_by_both(&self.cdelta, !self.complex[ru].is_empty(), !self.complex[ou].is_empty(), ru, ou);
+        let seen_p = self.handled_by_both(
+            &self.pdelta,
+            !self.succ[ru].is_empty(),
+            !self.succ[ou].is_empty(),
+            ru,
+            ou,
+        );
+        let seen_c = self.handled_by_both(
+            &self.cdelta,
+            !self.complex[ru].is_empty(),
+            !self.complex[ou].is_empty(),
+            ru,
+            ou,
+        );
         let po = std::mem::take(&mut self.pts[ou]);
         self.pts[ru] |= po;
         self.pdelta[ou] = RoaringBitmap::new();
@@ -97,7 +113,14 @@ impl<'p> Solver<'p> {
     /// Before nodes a and b merge: what the successors (or complex constraints) of both have
     /// already seen, given each node's pending differences `d`. A node without successors
     /// (constraints), `has_*` false, makes no demand; None when neither has any.
-    fn handled_by_both(&self, d: &[RoaringBitmap], has_a: bool, has_b: bool, a: usize, b: usize) -> Option<RoaringBitmap> {
+    fn handled_by_both(
+        &self,
+        d: &[RoaringBitmap],
+        has_a: bool,
+        has_b: bool,
+        a: usize,
+        b: usize,
+    ) -> Option<RoaringBitmap> {
         let handled = |n: usize| &self.pts[n] - &d[n];
         match (has_a, has_b) {
             (true, true) => Some(handled(a) & handled(b)),

@@ -6,10 +6,10 @@
 use clap::{Parser, Subcommand};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::rc::Rc;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 extern "C" {
     fn pspa_svf_analyze(
@@ -21,7 +21,11 @@ extern "C" {
 }
 
 #[derive(Parser)]
-#[command(name = "pspa-svf", version, about = "SVF's whole-program Andersen under pspa's labels (the SPA baseline)")]
+#[command(
+    name = "pspa-svf",
+    version,
+    about = "SVF's whole-program Andersen under pspa's labels (the SPA baseline)"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -110,11 +114,15 @@ extern "C" fn emit(ctx: *mut c_void, kind: c_int, a: *const c_char, b: *const c_
 
 /// SVF exits or crashes on some bad input; catch what can be caught before handing it over.
 fn check_input(path: &Path) -> anyhow::Result<()> {
-    let bytes = std::fs::read(path).map_err(|e| anyhow::anyhow!("{}: cannot read: {}", path.display(), e))?;
+    let bytes = std::fs::read(path)
+        .map_err(|e| anyhow::anyhow!("{}: cannot read: {}", path.display(), e))?;
     let bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
     let ir = path.extension().is_some_and(|e| e == "ll") && std::str::from_utf8(&bytes).is_ok();
     if !bitcode && !ir {
-        anyhow::bail!("{}: not LLVM bitcode (no BC magic) nor a .ll file", path.display());
+        anyhow::bail!(
+            "{}: not LLVM bitcode (no BC magic) nor a .ll file",
+            path.display()
+        );
     }
     Ok(())
 }
@@ -125,14 +133,34 @@ fn check_input(path: &Path) -> anyhow::Result<()> {
 fn compile_c(src: &Path, out: &Path) -> anyhow::Result<()> {
     let cc = std::env::var("PSPA_CLANG").unwrap_or_else(|_| "clang-14".into());
     let o = std::process::Command::new(&cc)
-        .args(["-g", "-O0", "-Xclang", "-disable-O0-optnone", "-fno-discard-value-names", "-emit-llvm", "-c"])
+        .args([
+            "-g",
+            "-O0",
+            "-Xclang",
+            "-disable-O0-optnone",
+            "-fno-discard-value-names",
+            "-emit-llvm",
+            "-c",
+        ])
         .arg(src)
         .arg("-o")
         .arg(out)
         .output()
-        .map_err(|e| anyhow::anyhow!("{}: cannot run `{}` ({}); install clang-14", src.display(), cc, e))?;
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot run `{}` ({}); install clang-14",
+                src.display(),
+                cc,
+                e
+            )
+        })?;
     if !o.status.success() {
-        anyhow::bail!("{}: {} failed:\n{}", src.display(), cc, String::from_utf8_lossy(&o.stderr));
+        anyhow::bail!(
+            "{}: {} failed:\n{}",
+            src.display(),
+            cc,
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     Ok(())
 }
@@ -149,7 +177,12 @@ impl Drop for TempFile {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let Cmd::Analyze { input, json, functions, no_modref } = cli.cmd;
+    let Cmd::Analyze {
+        input,
+        json,
+        functions,
+        no_modref,
+    } = cli.cmd;
     let mut temp = TempFile(None);
     let bitcode = if input.extension().is_some_and(|e| e == "c") {
         let out = std::env::temp_dir().join(format!("pspa-svf-{}.bc", std::process::id()));
@@ -163,7 +196,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut facts = Facts::default();
     let c = CString::new(bitcode.to_string_lossy().as_bytes())?;
     let t = std::time::Instant::now();
-    let rc = unsafe { pspa_svf_analyze(c.as_ptr(), (!no_modref) as c_int, &mut facts as *mut Facts as *mut c_void, emit) };
+    let rc = unsafe {
+        pspa_svf_analyze(
+            c.as_ptr(),
+            (!no_modref) as c_int,
+            &mut facts as *mut Facts as *mut c_void,
+            emit,
+        )
+    };
     for w in &facts.warnings {
         eprintln!("pspa-svf: warning: {}", w);
     }
@@ -172,14 +212,37 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     // Like `pspa analyze`'s avg_points_to (pointers that point somewhere), over the source
     // variables: SVF's own top-level average counts its temporaries, which pspa's do not match.
-    let sizes: Vec<usize> = facts.pointers.values().map(|s| s.len()).filter(|&n| n > 0).collect();
+    let sizes: Vec<usize> = facts
+        .pointers
+        .values()
+        .map(|s| s.len())
+        .filter(|&n| n > 0)
+        .collect();
     let n = sizes.len();
-    facts.stats.insert("source_pointers_nonempty".into(), json!(n));
-    facts.stats.insert("avg_source_points_to".into(), json!(if n == 0 { 0.0 } else { sizes.iter().sum::<usize>() as f64 / n as f64 }));
-    facts.stats.insert("max_source_points_to".into(), json!(sizes.iter().max().copied().unwrap_or(0)));
-    facts.stats.insert("wall_ms".into(), json!(t.elapsed().as_secs_f64() * 1e3));
+    facts
+        .stats
+        .insert("source_pointers_nonempty".into(), json!(n));
+    facts.stats.insert(
+        "avg_source_points_to".into(),
+        json!(if n == 0 {
+            0.0
+        } else {
+            sizes.iter().sum::<usize>() as f64 / n as f64
+        }),
+    );
+    facts.stats.insert(
+        "max_source_points_to".into(),
+        json!(sizes.iter().max().copied().unwrap_or(0)),
+    );
+    facts
+        .stats
+        .insert("wall_ms".into(), json!(t.elapsed().as_secs_f64() * 1e3));
     let keep = |f: &str| functions.is_empty() || functions.iter().any(|g| g == f);
-    let keep_var = |v: &str| functions.is_empty() || v.split_once("::").is_some_and(|(f, _)| functions.iter().any(|g| g == f));
+    let keep_var = |v: &str| {
+        functions.is_empty()
+            || v.split_once("::")
+                .is_some_and(|(f, _)| functions.iter().any(|g| g == f))
+    };
     // Written straight from the sets, without copying them into a JSON value.
     #[derive(serde::Serialize)]
     struct Sets<'a> {
@@ -202,8 +265,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             schema: "pspa.analysis/1",
             module: input.display().to_string(),
             analysis: "svf-3.4-andersen-wave-diff",
-            functions: facts.functions.iter().filter(|(f, _)| keep(f)).map(|(f, (m, r))| (f, Sets { modset: strs(m), refset: strs(r) })).collect(),
-            pointers: facts.pointers.iter().filter(|(v, _)| keep_var(v)).map(|(v, p)| (v, strs(p))).collect(),
+            functions: facts
+                .functions
+                .iter()
+                .filter(|(f, _)| keep(f))
+                .map(|(f, (m, r))| {
+                    (
+                        f,
+                        Sets {
+                            modset: strs(m),
+                            refset: strs(r),
+                        },
+                    )
+                })
+                .collect(),
+            pointers: facts
+                .pointers
+                .iter()
+                .filter(|(v, _)| keep_var(v))
+                .map(|(v, p)| (v, strs(p)))
+                .collect(),
             stats: &facts.stats,
         };
         use std::io::Write;
@@ -213,7 +294,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         w.flush()?;
     } else {
         for (f, (m, r)) in facts.functions.iter().filter(|(f, _)| keep(f)) {
-            println!("{f}\n  mod: {}\n  ref: {}", strs(m).join(" "), strs(r).join(" "));
+            println!(
+                "{f}\n  mod: {}\n  ref: {}",
+                strs(m).join(" "),
+                strs(r).join(" ")
+            );
         }
         for (k, v) in &facts.stats {
             println!("{k}: {v}");

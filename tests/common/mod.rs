@@ -16,15 +16,29 @@ pub fn observe(path: &Path) -> Vec<String> {
         .arg(&bin)
         .output()
         .expect("clang-14 runs");
-    assert!(cc.status.success(), "native build failed: {}", String::from_utf8_lossy(&cc.stderr));
-    let run = Command::new(&bin).env("OBS_OUT", &out).stdin(std::process::Stdio::null()).output().unwrap();
+    assert!(
+        cc.status.success(),
+        "native build failed: {}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let run = Command::new(&bin)
+        .env("OBS_OUT", &out)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
     assert!(run.status.code().is_some(), "fixture crashed");
-    std::fs::read_to_string(&out).unwrap_or_default().lines().map(String::from).collect()
+    std::fs::read_to_string(&out)
+        .unwrap_or_default()
+        .lines()
+        .map(String::from)
+        .collect()
 }
-
 
 /// The field labels pspa gives byte `off` of an observed object: any `#k` site of its label,
 /// since the harness cannot tell two sites of one line apart. Empty if pspa has no such object.
 pub fn site_locs(a: &pspa::analysis::Analysis, label: &str, off: i64) -> Vec<String> {
-    std::iter::once(label.to_string()).chain((2..10).map(|k| format!("{label}#{k}"))).filter_map(|l| a.loc_label(&l, off)).collect()
+    std::iter::once(label.to_string())
+        .chain((2..10).map(|k| format!("{label}#{k}")))
+        .filter_map(|l| a.loc_label(&l, off))
+        .collect()
 }
