@@ -14,6 +14,8 @@
                                     the colours (pspa.wit/1) of F's writes at the source lines
                                     of SRC containing each TEXT are all equal / pairwise distinct
   checks.py wit-same JSON JSON      two WIT tables with the same colours and writes
+  checks.py same-errors DIR DIR     the two KLEE output directories hold the same errors: the
+                                    same kinds (*.err) at the same source lines
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -205,6 +207,23 @@ def main():
             if a[k] != b[k]:
                 fail("%s differs between %s and %s" % (k, sys.argv[2], sys.argv[3]))
         print("same WIT tables: %d colours" % a["colours"])
+    elif cmd == "same-errors":
+        def errors(d):
+            # test000N.KIND.err: "Error: MESSAGE", "File: F", "Line: L"
+            out = []
+            for name in sorted(os.listdir(d)):
+                m = re.match(r"test\d+\.(\w+)\.err$", name)
+                if m:
+                    text = open(os.path.join(d, name)).read()
+                    f, ln = re.search(r"^File: (.*)$", text, re.M), re.search(r"^Line: (\d+)$", text, re.M)
+                    out.append((m.group(1), os.path.basename(f.group(1)) if f else "?", int(ln.group(1)) if ln else 0))
+            return sorted(out)
+        a, b = errors(sys.argv[2]), errors(sys.argv[3])
+        if a != b:
+            fail("errors differ: %s has %s, %s has %s" % (sys.argv[2], a, sys.argv[3], b))
+        if not a:
+            fail("no error in %s: nothing compared" % sys.argv[2])
+        print("same errors: %s" % a)
     else:
         fail("unknown check " + cmd)
 

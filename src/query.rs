@@ -238,6 +238,21 @@ impl Answer {
                 fields(prog, prog.objects[s as usize].layout, range).as_deref(),
             ),
             Node::Unreached => false,
+            // KLEE's own object (argv, errno): the call touches it as itself (an object of
+            // the state it reached) or through a library model's static storage, which
+            // stands for it and is a heap site (see `node_of`).
+            Node::Unknown if o.site.is_none() && !self.whole_program => {
+                self.uids
+                    .get(&o.id)
+                    .is_some_and(|&i| in_set_unique(set, i, None))
+                    || set.iter().any(|l| match l {
+                        ResLoc::Static { obj, .. } => prog
+                            .objects
+                            .get(*obj as usize)
+                            .is_none_or(|x| x.kind == ObjKind::Heap),
+                        _ => false,
+                    })
+            }
             Node::Local | Node::Unknown => true,
         }
     }

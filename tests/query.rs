@@ -390,3 +390,40 @@ fn objects_allocated_inside_an_allocator_wrapper_are_unknown() {
     assert_eq!(node(vec!["xmalloc".into()]), (true, Node::Unknown));
     assert!(matches!(node(vec![]), (false, Node::Static(_))));
 }
+
+/// table_lookup(t2, k) (examples/snapshots/fig1-lookup.json): it reads t2 (@3), its bucket
+/// array (@4) and t2's elements, allocates nothing and calls no library function.
+fn lookup_answer() -> (Session, Answer) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let snap = LoadedSnapshot::load(&root.join("examples/snapshots/fig1-lookup.json")).unwrap();
+    let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
+    s.points_to = true;
+    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+    let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
+    (s, Answer::new(&abs, result))
+}
+
+#[test]
+fn objects_klee_made_are_touched_only_as_themselves_or_through_library_storage() {
+    let (s, a) = lookup_answer();
+    let p = &s.prog;
+    let klee = |id| LiveObject {
+        id,
+        site: None,
+        existed: true,
+    };
+    // An object KLEE made (argv, errno) that the state did not let the call reach: the
+    // call has no library call whose static storage could stand for it, and no heap site
+    // of its own in its sets, so it neither reads nor writes it (this is what lets a
+    // skipped call that never touches argv be told apart from one that may).
+    assert!(!a.may_read(p, &klee(10_001), None));
+    assert!(!a.may_write(p, &klee(10_001), None));
+    // The table's bucket array (id 4: this snapshot's call is table_lookup(t2, k)), as if
+    // KLEE had made it: the call reads it as itself (its unique node is in the ref-set),
+    // and writes nothing. t1's (id 2) it cannot reach.
+    assert!(a.may_read(p, &klee(4), None));
+    assert!(!a.may_write(p, &klee(4), None));
+    assert!(!a.may_read(p, &klee(2), None));
+    // The table_insert answer allocates (heap sites in its sets), which may be a
+    // library's storage: KLEE's objects stay "may" there (live_objects_map_to_their_nodes).
+}

@@ -209,7 +209,8 @@ pub mod ffi {
             report: &mut WitReport,
         ) -> Box<WitHandle>;
         /// The colours of the fields of `o` overlapped by bytes [offset, offset + len)
-        /// (all its fields when !offset_known); empty when the object has no colour.
+        /// (all its fields when !offset_known); empty when the object has no colour; [0]
+        /// when the WIT call cannot reach it (PSPA).
         fn wit_object(
             e: &Engine,
             w: &WitHandle,
@@ -816,6 +817,9 @@ fn wit_object(
                 ),
                 None => return Vec::new(),
             },
+            // An object of the state the WIT call cannot reach: no write of the call may
+            // touch it (WIT's colour 0, which no write has).
+            Node::Unreached => return vec![0],
             _ => return Vec::new(),
         };
         let Some(all) = colours.object(&obj, layout.map(|l| prog.layouts[l as usize].abs_size()))

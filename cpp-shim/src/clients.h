@@ -10,14 +10,20 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace llvm {
 class Function;
-}
+class Module;
+} // namespace llvm
 namespace klee {
+class InterpreterHandler;
+class Searcher;
 class Statistic;
 class ExecutionState;
 class Executor;
@@ -42,6 +48,13 @@ public:
   /// can become the example of a later resolution or branch: queries the plugin put there
   /// would change the paths KLEE explores, and so what the clients are compared on.
   virtual klee::TimingSolver &ownSolver() = 0;
+  /// Analyse the call of `f` (instruction `ki`, arguments `args`) from `state`, which may
+  /// be a state KLEE does not run (a snapshot); null if the analysis failed.
+  virtual std::shared_ptr<rust::Box<pspa::CallAnswer>> analyze(klee::ExecutionState &state, klee::KInstruction *ki,
+                                                               llvm::Function *f,
+                                                               std::vector<klee::ref<klee::Expr>> &args) = 0;
+  /// The whole-program answer of `f` (SPA).
+  virtual std::shared_ptr<rust::Box<pspa::CallAnswer>> wholeProgramAnswer(llvm::Function *f) = 0;
 };
 
 /// The live object `mo` as the answers name it (`existed`: before `firstNew`).
@@ -122,7 +135,8 @@ public:
 
 private:
   struct PathCount {
-    /// The colour of the last heap field allocated on the path (0: none yet).
+    /// The colour of the last heap field allocated on the path (when `fields` > 0; 0: an
+    /// object the WIT call cannot reach).
     std::uint32_t last = 0;
     std::uint64_t transitions = 0, fields = 0;
     /// The depth of the WIT function's frame on this path (0: not inside it).
@@ -145,6 +159,97 @@ private:
   unsigned warned = 0;
   pspa::WitReport result;
   std::unique_ptr<llvm::raw_fd_ostream> csv;
+};
+
+/// The chopping client's run.stats columns.
+std::vector<klee::Statistic *> chopStatistics();
+
+class ChopSearcher;
+
+/// Chopped symbolic execution (paper 6.2, `--skip-functions`): chop.cpp.
+class ChopClient {
+public:
+  static bool enabled();
+  ChopClient(Host &host, llvm::Module &m);
+  /// Wraps KLEE's searcher: paths waiting for a recovery are paused; recovery states first.
+  klee::Searcher *wrap(klee::Searcher *base);
+  /// Before a call: true to skip it (a snapshot is kept).
+  bool beforeCall(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
+                  std::vector<klee::ref<klee::Expr>> &args);
+  /// True to hold the access: the path waits for a recovery and then runs it again.
+  bool onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                      klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
+  void afterReturn(klee::ExecutionState &state);
+  void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo);
+  void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
+  void stateTerminated(klee::ExecutionState &state);
+  bool isRecovery(const klee::ExecutionState *s) const;
+  /// `KLEE: done: recovery states = N`, `created snapshots = N`; chop.csv.
+  void report(klee::InterpreterHandler &handler);
+
+private:
+  struct Snapshot;
+  struct Pending {
+    std::shared_ptr<Snapshot> snap;
+    /// Per object (that existed at the skip), the bytes written after the skip.
+    std::map<const klee::MemoryObject *, std::vector<bool>> newer;
+  };
+  /// A skipped call: the state at the call (never run itself) and what the call needs.
+  struct Snapshot {
+    unsigned seq = 0;
+    llvm::Function *f = nullptr;
+    klee::KInstruction *call = nullptr;
+    std::vector<klee::ref<klee::Expr>> args;
+    klee::ExecutionState *state = nullptr;
+    std::uint64_t firstNew = 0;
+    /// The path's pending skips when this call was skipped (its recovery's).
+    std::vector<Pending> before;
+    Answer answer;
+    bool analysed = false;
+    ~Snapshot();
+  };
+  /// A recovery: its paths (forks) and the path waiting for them.
+  struct Recovery {
+    klee::ExecutionState *dependent = nullptr;
+    std::shared_ptr<Snapshot> snap;
+    std::size_t depth = 0;
+    unsigned outstanding = 1;
+    bool dependentGone = false;
+  };
+  struct PathState {
+    std::vector<Pending> pending; // oldest first
+    std::shared_ptr<Recovery> recovery; // set in a recovery state
+    /// A recovery state: the bytes its call wrote (objects of its snapshot), and the
+    /// older skips recovered inside it.
+    std::map<const klee::MemoryObject *, std::vector<bool>> wrote;
+    std::set<unsigned> nested;
+    bool runCall = false; // a recovery state about to run its call
+    bool dead = false;    // its recoveries all ended in errors
+  };
+  struct FunctionStats {
+    std::uint64_t snapshots = 0, recoveries = 0, resultUsed = 0;
+    std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
+  };
+  bool mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
+  /// Whether the call of `s` may read what an older pending skip may write.
+  bool conflicts(Snapshot &s);
+  void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki);
+  void complete(klee::ExecutionState &r, PathState &rp);
+  void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
+  /// End recovery state `r` without an answer (its path goes on elsewhere).
+  void endRecovery(klee::ExecutionState &r);
+  /// One path of `rec` ended without completing: the last one ends its waiting path.
+  void released(const std::shared_ptr<Recovery> &rec);
+
+  Host &host;
+  std::map<llvm::Function *, std::set<unsigned>> skip; // function -> call lines (empty: all)
+  ChopSearcher *searcher = nullptr;
+  std::unordered_map<const klee::ExecutionState *, PathState> paths;
+  std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
+  const klee::ExecutionState *completing = nullptr;
+  std::map<std::string, FunctionStats> stats;
+  std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
+                wholeProgramFallbacks = 0, fallbacks = 0;
 };
 
 } // namespace pspa_plugin

@@ -331,9 +331,19 @@ public:
     }
     return *solver;
   }
+  pspa_plugin::Answer analyze(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
+                              std::vector<klee::ref<klee::Expr>> &args) override {
+    std::uint64_t firstNew = 0;
+    return analyzeCall(state, ki, f, args, firstNew, /*checked=*/false);
+  }
+  pspa_plugin::Answer wholeProgramAnswer(Function *f) override {
+    return std::make_shared<rust::Box<pspa::CallAnswer>>(
+        pspa::engine_whole_program_answer(**engine, reinterpret_cast<std::size_t>(f)));
+  }
   std::unique_ptr<klee::TimingSolver> solver;
   std::unique_ptr<pspa_plugin::ResolveClient> resolve;
   std::unique_ptr<pspa_plugin::WitClient> wit;
+  std::unique_ptr<pspa_plugin::ChopClient> chop;
   klee::Executor *executor = nullptr;
   Module *module = nullptr;
   rust::Box<pspa::Engine> *engine = nullptr;
@@ -390,7 +400,7 @@ public:
     if (envOn("KLEE_PLUGIN_PSPA_WIT"))
       pspa_plugin::WitClient::enable();
     active = PspaAnalyzeAll || !chosen.empty() || pspa_plugin::ResolveClient::enabled() ||
-             pspa_plugin::WitClient::enabled();
+             pspa_plugin::WitClient::enabled() || pspa_plugin::ChopClient::enabled();
     if (!active)
       return;
     for (auto &f : chosen)
@@ -418,6 +428,8 @@ public:
       resolve = std::make_unique<pspa_plugin::ResolveClient>(*this);
     if (active && pspa_plugin::WitClient::enabled())
       wit = std::make_unique<pspa_plugin::WitClient>(*this);
+    if (active && pspa_plugin::ChopClient::enabled())
+      chop = std::make_unique<pspa_plugin::ChopClient>(*this, m);
     if (active && !PspaDumpSnapshots.empty()) {
       sys::fs::create_directories(PspaDumpSnapshots);
       if (!pspa::engine_write_module(**engine, rust::String::lossy(PspaDumpSnapshots + "/final.bc")))
@@ -439,6 +451,9 @@ public:
       KleeStateView view(*this, state, f, arguments);
       wit->compute(**engine, view, state, f);
     }
+    // A skipped call: no frame, so no answer for it and nothing for the other clients.
+    if (chop && body && chop->beforeCall(state, ki, f, arguments))
+      return true;
     bool wanted = body && (PspaAnalyzeAll || chosen.count(f->getName().str()));
     pspa_plugin::Answer answer;
     std::uint64_t firstNew = 0;
@@ -463,7 +478,8 @@ public:
   /// Analyse the call of `f` starting in `state`: the answer (null if the analysis failed),
   /// and in `firstNew` the first id of the objects allocated after it.
   pspa_plugin::Answer analyzeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
-                                  std::vector<klee::ref<klee::Expr>> &arguments, std::uint64_t &firstNew) {
+                                  std::vector<klee::ref<klee::Expr>> &arguments, std::uint64_t &firstNew,
+                                  bool checked = true) {
     ++statCalls;
     auto t0 = std::chrono::steady_clock::now();
     KleeStateView view(*this, state, f, arguments);
@@ -476,7 +492,7 @@ public:
     pspa::CallReport r;
     pspa_plugin::Answer answer = std::make_shared<rust::Box<pspa::CallAnswer>>(
         pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), r));
-    if (PspaCheck) {
+    if (PspaCheck && checked) {
       if (pspa::answer_ok(**answer)) {
         ++check.calls;
         checking[&state].push_back(CheckedCall{answer, state.stack.size() + 1, firstNew, f});
@@ -560,9 +576,17 @@ public:
   void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) override {
     if (wit)
       wit->afterAlloc(state, mo);
+    if (chop)
+      chop->afterAlloc(state, mo);
+  }
+
+  klee::Searcher *wrapSearcher(klee::Executor &, klee::Searcher *searcher) override {
+    return chop ? chop->wrap(searcher) : searcher;
   }
 
   void afterReturn(klee::ExecutionState &state) override {
+    if (chop)
+      chop->afterReturn(state);
     if (active && PspaCheck)
       returnedFrom(state, state.stack.size());
     if (wit)
@@ -571,6 +595,9 @@ public:
 
   bool onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) override {
+    // Held accesses run again later: the other clients see them then.
+    if (chop && chop->onMemoryAccess(state, ki, mo, offset, bytes, isWrite))
+      return true;
     if (wit)
       wit->onMemoryAccess(state, ki, mo, offset, bytes, isWrite);
     if (active && PspaCheck)
@@ -630,6 +657,8 @@ public:
       resolve->stateBranched(parent, child);
     if (wit)
       wit->stateBranched(parent, child);
+    if (chop)
+      chop->stateBranched(parent, child);
   }
 
   void stateTerminated(klee::ExecutionState &state) override {
@@ -638,6 +667,8 @@ public:
       resolve->stateTerminated(state);
     if (wit)
       wit->stateTerminated(state);
+    if (chop)
+      chop->stateTerminated(state);
   }
 
   bool resolutionFilter(klee::ExecutionState &state, klee::KInstruction *ki, klee::ref<klee::Expr> address,
@@ -849,7 +880,7 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
   return true;
 }
 
-void PspaPlugin::runFinished(klee::InterpreterHandler &) {
+void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   if (!active)
     return;
   pspa::EngineStats s = pspa::engine_stats(**engine);
@@ -898,6 +929,8 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &) {
     resolve->report();
   if (wit)
     wit->report();
+  if (chop)
+    chop->report(handler);
   if (PspaStats)
     llvm::errs() << "KLEE: done: pspa answers: " << s.answers << ", heap bytes mean = "
                  << (s.answers ? s.answer_bytes / s.answers : 0) << ", max = " << s.answer_bytes_max << "\n";
@@ -921,5 +954,7 @@ extern "C" void klee_plugin_init() {
   for (klee::Statistic *s : {&statCalls, &statAnalyses, &statReuses, &statFailures, &statTime})
     klee::registerPluginStatistic(s);
   for (klee::Statistic *s : pspa_plugin::resolveStatistics())
+    klee::registerPluginStatistic(s);
+  for (klee::Statistic *s : pspa_plugin::chopStatistics())
     klee::registerPluginStatistic(s);
 }

@@ -110,7 +110,7 @@ std::vector<std::uint32_t> WitClient::colours(const klee::MemoryObject *mo, std:
 
 void WitClient::count(PathCount &p, const klee::MemoryObject *mo) const {
   for (std::uint32_t c : colours(mo, 0, mo->size, false)) {
-    if (p.last && c != p.last)
+    if (p.fields && c != p.last)
       ++p.transitions;
     p.last = c;
     ++p.fields;

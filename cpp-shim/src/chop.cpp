@@ -1,0 +1,550 @@
+// Chopped symbolic execution (paper 6.2; Chopper, ICSE'18): the calls the user names are not
+// run. The path keeps a snapshot of the state at the call and goes on; when it later loads
+// bytes the call may have written (the call's mod set: whole-program, or past-sensitive from
+// the snapshot), it waits while a recovery state runs the call from the snapshot, under the
+// path's constraints, and the bytes the call wrote are then copied into it.
+//
+// Byte order of effects. A pending skip remembers, per object, the bytes written after it
+// (by the path, or by the recovery of a later skip); the recovery never overwrites those.
+// A recovery's writes count as "after" every older pending skip of the path, never of a
+// younger one: program order is kept whatever order the recoveries run in.
+//
+// What the mechanism cannot follow (a write at a symbolic offset into an object a pending
+// call may write, a function whose result is used) is not skipped or is recovered at once:
+// conservative, and counted.
+
+#include "clients.h"
+
+#include "klee/Module/InstructionInfoTable.h"
+#include "klee/Module/KInstruction.h"
+#include "klee/Statistics/Statistic.h"
+#include "klee/Support/ErrorHandling.h"
+#include "klee/Support/OptionCategories.h"
+
+#include "lib/Core/ExecutionState.h"
+#include "lib/Core/Executor.h"
+#include "lib/Core/Memory.h"
+#include "lib/Core/Searcher.h"
+
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+using namespace llvm;
+
+namespace {
+cl::list<std::string> SkipFunctions(
+    "skip-functions", cl::CommaSeparated,
+    cl::desc("Chopped symbolic execution (paper 6.2): do not run the calls of these functions; "
+             "F:L1/L2 skips the calls at those source lines only. A call is run later (recovered, "
+             "from a snapshot) when the path reads bytes it may have written (--pspa-mode: "
+             "whole-program or past-sensitive mod sets)"),
+    cl::value_desc("F[:LINE[/LINE...]],..."), cl::cat(klee::MiscCat));
+
+enum class ChopSearch { On, Off };
+cl::opt<ChopSearch> PspaChopSearcher(
+    "pspa-chop-searcher", cl::desc("With --skip-functions: run recovery states first (default on)"),
+    cl::values(clEnumValN(ChopSearch::On, "on", "recovery states first"),
+               clEnumValN(ChopSearch::Off, "off", "KLEE's searcher alone")),
+    cl::init(ChopSearch::On), cl::cat(klee::MiscCat));
+
+klee::Statistic statSnapshots("ChopSnapshots", "ChSnap");
+klee::Statistic statRecoveries("ChopRecoveries", "ChRec");
+} // namespace
+
+namespace pspa_plugin {
+
+std::vector<klee::Statistic *> chopStatistics() { return {&statSnapshots, &statRecoveries}; }
+
+namespace {
+std::string where(const klee::KInstruction *ki) {
+  if (!ki || !ki->info || ki->info->file.empty())
+    return "?";
+  std::string f = ki->info->file;
+  auto slash = f.rfind('/');
+  return (slash == std::string::npos ? f : f.substr(slash + 1)) + ":" + std::to_string(ki->info->line);
+}
+
+void mark(std::vector<bool> &bytes, std::size_t size, std::uint64_t off, std::uint64_t n) {
+  if (bytes.size() < size)
+    bytes.resize(size, false);
+  for (std::uint64_t i = off; i < off + n && i < size; ++i)
+    bytes[i] = true;
+}
+
+bool allMarked(const std::vector<bool> *bytes, std::uint64_t off, std::uint64_t n) {
+  if (!bytes)
+    return false;
+  for (std::uint64_t i = off; i < off + n; ++i)
+    if (i >= bytes->size() || !(*bytes)[i])
+      return false;
+  return true;
+}
+} // namespace
+
+/// Pauses states (a path waiting for a recovery) and, if asked, runs recovery states first.
+class ChopSearcher : public klee::Searcher {
+public:
+  ChopSearcher(klee::Searcher *base, ChopClient &client) : base(base), client(client) {}
+  ~ChopSearcher() override { delete base; }
+
+  klee::ExecutionState &selectState() override {
+    if (PspaChopSearcher == ChopSearch::On && !recoveries.empty())
+      return *recoveries.back();
+    return base->selectState();
+  }
+
+  void update(klee::ExecutionState *current, const std::vector<klee::ExecutionState *> &added,
+              const std::vector<klee::ExecutionState *> &removed) override {
+    // The base searcher knows the states that are not paused, and only those.
+    std::vector<klee::ExecutionState *> in, gone;
+    for (auto *s : added) {
+      if (client.isRecovery(s))
+        recoveries.push_back(s);
+      if (!paused.count(s) && inBase.insert(s).second)
+        in.push_back(s);
+    }
+    for (auto *s : removed) {
+      dropRecovery(s);
+      paused.erase(s);
+      if (inBase.erase(s))
+        gone.push_back(s);
+    }
+    base->update(current && inBase.count(current) ? current : nullptr, in, gone);
+  }
+
+  bool empty() override { return base->empty(); }
+  void printName(llvm::raw_ostream &os) override {
+    os << "ChopSearcher (recovery states " << (PspaChopSearcher == ChopSearch::On ? "first" : "as any") << ") over ";
+    base->printName(os);
+  }
+
+  /// `s` waits (it may be a fork the base has not been given yet).
+  void pause(klee::ExecutionState &s) {
+    if (!paused.insert(&s).second)
+      return;
+    dropRecovery(&s);
+    if (inBase.erase(&s))
+      base->update(nullptr, {}, {&s});
+  }
+  void resume(klee::ExecutionState &s) {
+    if (paused.erase(&s) == 0)
+      return;
+    if (client.isRecovery(&s))
+      recoveries.push_back(&s);
+    if (inBase.insert(&s).second)
+      base->update(nullptr, {&s}, {});
+  }
+
+private:
+  void dropRecovery(klee::ExecutionState *s) {
+    auto it = std::find(recoveries.begin(), recoveries.end(), s);
+    if (it != recoveries.end())
+      recoveries.erase(it);
+  }
+  klee::Searcher *base;
+  ChopClient &client;
+  std::set<klee::ExecutionState *> paused, inBase;
+  std::vector<klee::ExecutionState *> recoveries;
+};
+
+bool ChopClient::enabled() { return !SkipFunctions.empty(); }
+
+ChopClient::Snapshot::~Snapshot() { delete state; }
+
+ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
+  for (const std::string &spec : SkipFunctions) {
+    std::string name = spec.substr(0, spec.find(':'));
+    Function *f = m.getFunction(name);
+    if (!f || f->isDeclaration()) {
+      klee::klee_warning("pspa chop: --skip-functions: no function %s with a body in the module", name.c_str());
+      continue;
+    }
+    std::set<unsigned> &lines = skip[f];
+    if (spec.find(':') != std::string::npos) {
+      std::stringstream ls(spec.substr(spec.find(':') + 1));
+      std::string l;
+      while (std::getline(ls, l, '/'))
+        if (!l.empty())
+          lines.insert(static_cast<unsigned>(std::stoul(l)));
+    }
+  }
+}
+
+klee::Searcher *ChopClient::wrap(klee::Searcher *base) {
+  searcher = new ChopSearcher(base, *this);
+  return searcher;
+}
+
+bool ChopClient::isRecovery(const klee::ExecutionState *s) const {
+  auto it = paths.find(s);
+  return it != paths.end() && it->second.recovery;
+}
+
+bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
+                            std::vector<klee::ref<klee::Expr>> &args) {
+  auto sk = skip.find(f);
+  if (sk == skip.end())
+    return false;
+  auto pit = paths.find(&state);
+  if (pit != paths.end() && pit->second.runCall) {
+    // A recovery state running its skipped call.
+    pit->second.runCall = false;
+    return false;
+  }
+  unsigned line = ki && ki->info ? ki->info->line : 0;
+  if (!sk->second.empty() && !sk->second.count(line))
+    return false;
+  FunctionStats &fs = stats[f->getName().str()];
+  if (!ki->inst->use_empty()) {
+    // The result is used at once: run the call (counted).
+    ++fs.resultUsed;
+    return false;
+  }
+  auto snap = std::make_shared<Snapshot>();
+  snap->seq = ++snapshots;
+  snap->f = f;
+  snap->call = ki;
+  snap->args = args;
+  snap->firstNew = klee::MemoryObject(0).id;
+  snap->state = state.copy();
+  PathState &p = paths[&state];
+  snap->before = p.pending;
+  p.pending.push_back(Pending{snap, {}});
+  ++fs.snapshots;
+  ++statSnapshots;
+  return true;
+}
+
+bool ChopClient::mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes,
+                          bool known) {
+  if (!s.analysed) {
+    s.analysed = true;
+    if (!host.wholeProgram()) {
+      s.answer = host.analyze(*s.state, s.call, s.f, s.args);
+      // The snapshot lacks the writes of the older skips still pending at the call. The
+      // answer holds if the call reads nothing they may write (then it runs the same
+      // with or without them); else the whole-program answer, which holds whatever the
+      // state.
+      if (!s.before.empty() && conflicts(s)) {
+        ++wholeProgramFallbacks;
+        s.answer = host.wholeProgramAnswer(s.f);
+      }
+    } else {
+      s.answer = host.wholeProgramAnswer(s.f);
+    }
+  }
+  if (!s.answer || !pspa::answer_ok(**s.answer))
+    return true; // no answer: the call may write anything
+  return pspa::answer_may_write(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew), off, bytes, known);
+}
+
+bool ChopClient::conflicts(Snapshot &s) {
+  if (!s.answer || !pspa::answer_ok(**s.answer))
+    return true;
+  for (auto it = s.state->addressSpace.objects.begin(), ie = s.state->addressSpace.objects.end(); it != ie; ++it) {
+    const klee::MemoryObject *mo = it->first;
+    if (it->second->readOnly)
+      continue; // nothing writes it
+    if (!pspa::answer_may_read(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew), 0, 0, false))
+      continue;
+    for (Pending &q : s.before)
+      if (mo->id < q.snap->firstNew && mayWrite(*q.snap, mo, 0, 0, false))
+        return true;
+  }
+  return false;
+}
+
+bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                                klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
+  auto it = paths.find(&state);
+  if (it == paths.end())
+    return false;
+  PathState &p = it->second;
+  if (p.pending.empty() && !p.recovery && !p.dead)
+    return false;
+  if (p.dead) {
+    // Every recovery this path waited for ended in an error: the path ends here.
+    host.kleeExecutor().discardPluginState(state);
+    return true;
+  }
+  const klee::ObjectState *os = state.addressSpace.findObject(mo);
+  if (os && os->readOnly)
+    return false; // nothing writes it
+  auto *ce = dyn_cast<klee::ConstantExpr>(offset);
+  std::uint64_t off = ce ? ce->getZExtValue() : 0;
+  // The oldest pending call that may have written these bytes, not written since.
+  for (std::size_t i = 0; i < p.pending.size(); ++i) {
+    Pending &q = p.pending[i];
+    if (mo->id >= q.snap->firstNew)
+      continue; // allocated after the skip: the call never saw it
+    if (isWrite) {
+      if (ce) {
+        continue; // marked below
+      }
+      // A write at a symbolic offset: which bytes it overwrites is not known, so the
+      // call's bytes are brought in first.
+      if (!mayWrite(*q.snap, mo, 0, 0, false))
+        continue;
+      ++symbolicWriteRecoveries;
+    } else {
+      auto nb = q.newer.find(mo);
+      if (ce && allMarked(nb == q.newer.end() ? nullptr : &nb->second, off, bytes))
+        continue;
+      if (!mayWrite(*q.snap, mo, off, bytes, ce != nullptr))
+        continue;
+    }
+    recover(state, p, i, ki);
+    return true;
+  }
+  if (isWrite) {
+    for (Pending &q : p.pending)
+      if (mo->id < q.snap->firstNew)
+        mark(q.newer[mo], mo->size, off, bytes);
+    if (p.recovery && mo->id < p.recovery->snap->firstNew) {
+      if (ce)
+        mark(p.wrote[mo], mo->size, off, bytes);
+      else
+        mark(p.wrote[mo], mo->size, 0, mo->size);
+    }
+  }
+  return false;
+}
+
+void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki) {
+  std::shared_ptr<Snapshot> snap = p.pending[i].snap;
+  FunctionStats &fs = stats[snap->f->getName().str()];
+  ++fs.recoveries;
+  if (fs.triggers.size() < 8 || fs.triggers.count(where(ki)))
+    ++fs.triggers[where(ki)];
+  ++statRecoveries;
+  ++recoveries;
+  // The call again, from the snapshot, under the path's constraints (a superset of the
+  // snapshot's), naming the path's symbolic arrays, with the path's allocators so that its
+  // new objects do not overlap the path's.
+  klee::ExecutionState *r = snap->state->copy();
+  r->constraints = state.constraints;
+  r->symbolics = state.symbolics;
+  r->arrayNames = state.arrayNames;
+  r->heapAllocator = state.heapAllocator;
+  r->stackAllocator = state.stackAllocator;
+  r->coveredNew = false;
+  r->pc = r->prevPC; // the call instruction
+  PathState rp;
+  rp.pending = snap->before;
+  rp.runCall = true;
+  rp.recovery = std::make_shared<Recovery>();
+  rp.recovery->dependent = &state;
+  rp.recovery->snap = snap;
+  rp.recovery->depth = snap->state->stack.size();
+  waiting[&state] = rp.recovery;
+  paths[r] = std::move(rp);
+  host.kleeExecutor().addPluginState(state, r);
+  searcher->pause(state);
+}
+
+void ChopClient::afterReturn(klee::ExecutionState &state) {
+  auto it = paths.find(&state);
+  if (it == paths.end() || !it->second.recovery || it->second.runCall ||
+      state.stack.size() != it->second.recovery->depth)
+    return;
+  complete(state, it->second);
+}
+
+void ChopClient::complete(klee::ExecutionState &r, PathState &rp) {
+  std::shared_ptr<Recovery> rec = rp.recovery;
+  klee::ExecutionState *d = rec->dependent;
+  klee::Executor &ex = host.kleeExecutor();
+  klee::ExecutionState *t;
+  if (--rec->outstanding > 0 || rec->dependentGone) {
+    // Another path of the call is still running: this one continues in a copy.
+    t = rec->dependentGone ? nullptr : d->branch();
+    if (t)
+      ex.addPluginState(*d, t);
+  } else {
+    t = d;
+    waiting.erase(d);
+    searcher->resume(*d);
+  }
+  if (t) {
+    t->constraints = r.constraints;
+    t->symbolics = r.symbolics;
+    t->arrayNames = r.arrayNames;
+    apply(r, rp, *t, paths[t], *rec->snap);
+  }
+  completing = &r;
+  ex.discardPluginState(r);
+  completing = nullptr;
+}
+
+void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp,
+                       const Snapshot &snap) {
+  // The pending skip this recovery answers, and the ones recovered inside it, are done.
+  auto done = [&](const Pending &q) { return q.snap.get() == &snap || rp.nested.count(q.snap->seq); };
+  Pending *self = nullptr;
+  for (Pending &q : tp.pending)
+    if (q.snap.get() == &snap)
+      self = &q;
+  // The bytes the call wrote, except those written after it.
+  for (auto &[mo, wrote] : rp.wrote) {
+    const klee::ObjectState *ro = r.addressSpace.findObject(mo);
+    const klee::ObjectState *to = t.addressSpace.findObject(mo);
+    if (!ro || !to)
+      continue; // freed by the call, or by the path since
+    const std::vector<bool> *newer = nullptr;
+    if (self) {
+      auto nb = self->newer.find(mo);
+      if (nb != self->newer.end())
+        newer = &nb->second;
+    }
+    klee::ObjectState *w = t.addressSpace.getWriteable(mo, to);
+    for (std::size_t i = 0; i < wrote.size() && i < mo->size; ++i) {
+      if (!wrote[i] || (newer && i < newer->size() && (*newer)[i]))
+        continue;
+      w->write(i, ro->read8(i));
+      // Newer than every older pending skip of the path (not than the younger ones).
+      for (Pending &q : tp.pending) {
+        if (q.snap->seq >= snap.seq)
+          break;
+        if (mo->id < q.snap->firstNew)
+          mark(q.newer[mo], mo->size, i, 1);
+      }
+      if (tp.recovery && mo->id < tp.recovery->snap->firstNew)
+        mark(tp.wrote[mo], mo->size, i, 1);
+    }
+  }
+  // Objects the call allocated and did not free; objects it freed.
+  for (auto it = r.addressSpace.objects.begin(), ie = it; it != r.addressSpace.objects.end(); ++it) {
+    (void)ie;
+    const klee::MemoryObject *mo = it->first;
+    if (mo->id >= snap.firstNew && !mo->isLocal && !t.addressSpace.findObject(mo))
+      t.addressSpace.bindObject(mo, new klee::ObjectState(*it->second.get()));
+  }
+  for (auto it = snap.state->addressSpace.objects.begin(); it != snap.state->addressSpace.objects.end(); ++it) {
+    const klee::MemoryObject *mo = it->first;
+    if (!r.addressSpace.findObject(mo) && t.addressSpace.findObject(mo))
+      t.addressSpace.unbindObject(mo);
+  }
+  t.heapAllocator = r.heapAllocator;
+  // The skips recovered here leave the path; a recovery inside a recovery is the outer
+  // recovery's (its bytes are already among the outer call's writes).
+  if (tp.recovery)
+    for (const Pending &q : tp.pending)
+      if (done(q))
+        tp.nested.insert(q.snap->seq);
+  tp.pending.erase(std::remove_if(tp.pending.begin(), tp.pending.end(), done), tp.pending.end());
+}
+
+void ChopClient::afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) {
+  auto it = paths.find(&state);
+  if (it == paths.end() || !it->second.recovery)
+    return;
+  // The recovery allocates with the waiting path's allocator, so that its objects can join
+  // the path; an object the path freed after the skip still lives in the recovery, and the
+  // allocator may hand its address out again.
+  std::shared_ptr<Recovery> rec = it->second.recovery;
+  klee::ObjectPair op;
+  auto at = klee::ConstantExpr::create(mo->address, klee::Context::get().getPointerWidth());
+  if (!rec->snap->state->addressSpace.resolveOne(at, op) || op.first == mo)
+    return;
+  // Fall back: this path of the call runs from the snapshot with its constraints, its own
+  // allocator, and the call not skipped, as a path like any other.
+  if (fallbacks++ == 0)
+    klee::klee_warning("pspa chop: a recovery of %s allocated where a freed object of its snapshot lies; "
+                       "that path runs on from the snapshot without skipping the call (further cases only counted)",
+                       rec->snap->f->getName().str().c_str());
+  klee::ExecutionState *f = rec->snap->state->copy();
+  f->constraints = state.constraints;
+  f->symbolics = state.symbolics;
+  f->arrayNames = state.arrayNames;
+  f->pc = f->prevPC;
+  PathState fp;
+  fp.pending = rec->snap->before;
+  fp.runCall = true;
+  paths[f] = std::move(fp);
+  host.kleeExecutor().addPluginState(state, f);
+  endRecovery(state);
+}
+
+void ChopClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
+  auto it = paths.find(&parent);
+  if (it == paths.end())
+    return;
+  PathState copy = it->second;
+  if (copy.recovery)
+    ++copy.recovery->outstanding; // a fork inside the recovery: the path forks with it
+  paths[&child] = std::move(copy);
+}
+
+void ChopClient::stateTerminated(klee::ExecutionState &state) {
+  auto w = waiting.find(&state);
+  if (w != waiting.end()) {
+    // The run is ending while this path waits (KLEE ends every state).
+    w->second->dependentGone = true;
+    waiting.erase(w);
+  }
+  auto it = paths.find(&state);
+  if (it == paths.end())
+    return;
+  std::shared_ptr<Recovery> rec = it->second.recovery;
+  paths.erase(it);
+  if (!rec || &state == completing)
+    return;
+  // The recovery ended without returning (an error in the skipped call: KLEE reported it
+  // with this state's inputs, which the waiting path shares).
+  ++failedRecoveries;
+  released(rec);
+}
+
+void ChopClient::endRecovery(klee::ExecutionState &r) {
+  auto it = paths.find(&r);
+  std::shared_ptr<Recovery> rec = it->second.recovery;
+  completing = &r;
+  host.kleeExecutor().discardPluginState(r);
+  completing = nullptr;
+  released(rec);
+}
+
+void ChopClient::released(const std::shared_ptr<Recovery> &rec) {
+  if (--rec->outstanding == 0 && !rec->dependentGone) {
+    klee::ExecutionState *d = rec->dependent;
+    waiting.erase(d);
+    auto dp = paths.find(d);
+    if (dp != paths.end())
+      dp->second.dead = true;
+    searcher->resume(*d);
+  }
+}
+
+void ChopClient::report(klee::InterpreterHandler &handler) {
+  llvm::errs() << "KLEE: done: recovery states = " << recoveries << "\n";
+  llvm::errs() << "KLEE: done: created snapshots = " << snapshots << "\n";
+  std::uint64_t resultUsed = 0;
+  for (auto &[name, s] : stats)
+    resultUsed += s.resultUsed;
+  llvm::errs() << "KLEE: done: pspa chop: recoveries ended by an error = " << failedRecoveries
+               << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
+               << ", calls run because their result is used = " << resultUsed
+               << ", whole-program mod sets (the call reads what an older pending skip may write) = " << wholeProgramFallbacks
+               << ", recovery paths run on from the snapshot (allocation clash) = " << fallbacks << "\n";
+  auto out = handler.openOutputFile("chop.csv");
+  if (!out)
+    return;
+  *out << "function,snapshots,recoveries,result_used,recovering_loads\n";
+  for (auto &[name, s] : stats) {
+    std::string loads;
+    for (auto &[at, n] : s.triggers)
+      loads += (loads.empty() ? "" : " ") + at + "x" + std::to_string(n);
+    *out << name << ',' << s.snapshots << ',' << s.recoveries << ',' << s.resultUsed << ",\"" << loads << "\"\n";
+  }
+}
+
+} // namespace pspa_plugin
