@@ -13,9 +13,13 @@
   checks.py wit JSON SRC F same|distinct TEXT...
                                     the colours (pspa.wit/1) of F's writes at the source lines
                                     of SRC containing each TEXT are all equal / pairwise distinct
-  checks.py wit-same JSON JSON      two WIT tables with the same colours and writes
+  checks.py wit-same JSON JSON      two WIT tables with the same colours and writes (KLEE's
+                                    object ids in unique sites compared by rank)
   checks.py same-errors DIR DIR     the two KLEE output directories hold the same errors: the
                                     same kinds (*.err) at the same source lines
+  checks.py same-lines LOG LOG PREFIX[~STOP]...
+                                    the `KLEE: done: PREFIX...` lines are the same in both logs
+                                    (up to STOP, when given)
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -203,10 +207,27 @@ def main():
         print("wit colours of %s: %s" % (sys.argv[6:], cols))
     elif cmd == "wit-same":
         a, b = (json.load(open(p)) for p in sys.argv[2:4])
+        # Unique sites name KLEE's object ids (SITE@ID), which depend on how many objects
+        # the run made before: compare the ids by rank.
+        for t in (a, b):
+            ids = sorted({int(m) for k in t["objects"] for m in re.findall(r"@(\d+)", k)})
+            rank = {str(i): str(r) for r, i in enumerate(ids)}
+            t["objects"] = {re.sub(r"@(\d+)", lambda m: "@#" + rank[m.group(1)], k): v for k, v in t["objects"].items()}
         for k in ("colours", "heap_colours", "objects", "stores"):
             if a[k] != b[k]:
                 fail("%s differs between %s and %s" % (k, sys.argv[2], sys.argv[3]))
         print("same WIT tables: %d colours" % a["colours"])
+    elif cmd == "same-lines":
+        logs = [open(p, errors="replace").read().splitlines() for p in sys.argv[2:4]]
+        for arg in sys.argv[4:]:
+            prefix, _, stop = arg.partition("~")
+            cut = lambda l: l[: l.find(stop)] if stop and stop in l else l
+            got = [[cut(l) for l in log if l.startswith("KLEE: done: " + prefix)] for log in logs]
+            if not got[0]:
+                fail("no `KLEE: done: %s` line in %s" % (prefix, sys.argv[2]))
+            if got[0] != got[1]:
+                fail("`%s` differs: %s has %s, %s has %s" % (prefix, sys.argv[2], got[0], sys.argv[3], got[1]))
+        print("same lines: %s" % sys.argv[4:])
     elif cmd == "same-errors":
         def errors(d):
             # test000N.KIND.err: "Error: MESSAGE", "File: F", "Line: L"

@@ -242,7 +242,9 @@ pub struct Engine {
     error: String,
     spa: bool,
     /// SPA mode: the whole-program answer of each function, computed once.
-    spa_answers: Vec<Arc<Answer>>,
+    /// Computed at start in SPA mode; on first use otherwise (chopping falls back to
+    /// whole-program answers).
+    spa_answers: std::cell::OnceCell<Vec<Arc<Answer>>>,
     failures: u64,
     spa_calls: u64,
     /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
@@ -301,19 +303,11 @@ fn engine_new(
         session.on_demand = !eager;
         session.max_work = (max_work > 0).then_some(max_work);
         session.points_to = points_to;
-        let mut spa_answers = Vec::new();
+        let e = Engine::failed(String::new(), Some(session), spa);
         if spa {
-            let a = pspa::analysis::analyze(&session.prog);
-            // The whole program's points-to sets, once, shared by every function's answer.
-            let pts = points_to.then(|| Answer::whole_program_points_to(&a));
-            spa_answers = (0..session.prog.functions.len() as FuncId)
-                .map(|f| Arc::new(Answer::whole_program(&a, f, pts.clone())))
-                .collect();
+            e.spa_answers();
         }
-        Ok(Engine {
-            spa_answers,
-            ..Engine::failed(String::new(), Some(session), spa)
-        })
+        Ok(e)
     }));
     Box::new(match r {
         Ok(Ok(e)) => e,
@@ -327,12 +321,29 @@ fn engine_new(
 }
 
 impl Engine {
+    /// Every function's whole-program answer (empty without a session).
+    fn spa_answers(&self) -> &[Arc<Answer>] {
+        self.spa_answers.get_or_init(|| {
+            let Some(session) = self.session.as_ref() else {
+                return Vec::new();
+            };
+            let a = pspa::analysis::analyze(&session.prog);
+            // The whole program's points-to sets, once, shared by every function's answer.
+            let pts = session
+                .points_to
+                .then(|| Answer::whole_program_points_to(&a));
+            (0..session.prog.functions.len() as FuncId)
+                .map(|f| Arc::new(Answer::whole_program(&a, f, pts.clone())))
+                .collect()
+        })
+    }
+
     fn failed(error: String, session: Option<Session>, spa: bool) -> Engine {
         Engine {
             session,
             error,
             spa,
-            spa_answers: Vec::new(),
+            spa_answers: Default::default(),
             failures: 0,
             spa_calls: 0,
             globals: None,
@@ -472,7 +483,7 @@ fn analyze(
     };
     if e.spa {
         e.spa_calls += 1;
-        let a = e.spa_answers[f as usize].clone();
+        let a = e.spa_answers()[f as usize].clone();
         let (m, r) = (a.modset().len(), a.refset().len());
         let rep = ffi::CallReport {
             ok: true,
@@ -613,12 +624,13 @@ fn answer_ok(a: &CallAnswer) -> bool {
 }
 
 fn engine_whole_program_answer(e: &Engine, function: usize) -> Box<CallAnswer> {
-    let a = e
-        .session
-        .as_ref()
-        .filter(|_| e.spa)
-        .and_then(|s| s.prog.site_functions.get(&function))
-        .and_then(|&f| e.spa_answers.get(f as usize).cloned());
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        e.session
+            .as_ref()
+            .and_then(|s| s.prog.site_functions.get(&function))
+            .and_then(|&f| e.spa_answers().get(f as usize).cloned())
+    }));
+    let a = r.ok().flatten();
     Box::new(CallAnswer(a))
 }
 
@@ -724,7 +736,10 @@ fn wit(
     csv: &str,
 ) -> anyhow::Result<(ffi::WitReport, (Answer, pspa::wit::WitColours))> {
     let spa = e.spa;
-    let spa_answers = &e.spa_answers;
+    if spa {
+        e.spa_answers();
+    }
+    let spa_answers = e.spa_answers.get().cloned().unwrap_or_default();
     let Some(session) = e.session.as_mut() else {
         anyhow::bail!("no analysis: {}", e.error)
     };
