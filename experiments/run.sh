@@ -5,8 +5,8 @@
 #
 # TARGET: table1 (precision), table3 (overhead and reuse), drivers (each driver 60 s under
 # KLEE), cost (the analysis' cost inside KLEE), check (--pspa-check: accesses outside
-# mod/ref, answer sizes), table7 (resolution pruning), table6 (WIT colours), bitcodes (just
-# build the programs), all. Installs its Python tools (snakemake,
+# mod/ref, answer sizes), table7 (resolution pruning), table6 (WIT colours), figure4
+# (chopping: recoveries per path, random skip sets), bitcodes (just build the programs), all. Installs its Python tools (snakemake,
 # wllvm, matplotlib: experiments/requirements.txt) into the git-ignored .venv/experiments,
 # then runs experiments/Snakefile from the repository root. Results: experiments/results/.
 # Needs the patched KLEE (scripts/build-klee.sh; KLEE_BUILD_DIR / KLEE_SRC_DIR, default
