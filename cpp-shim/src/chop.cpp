@@ -328,14 +328,14 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   ++statRecoveries;
   ++recoveries;
   // The call again, from the snapshot, under the path's constraints (a superset of the
-  // snapshot's), naming the path's symbolic arrays, with the path's allocators so that its
-  // new objects do not overlap the path's.
+  // snapshot's), naming the path's symbolic arrays, with the path's heap allocator so that
+  // its new objects do not overlap the path's. Its stack allocator stays the snapshot's:
+  // the frames are the snapshot's, and KLEE frees their locals when a state ends.
   klee::ExecutionState *r = snap->state->copy();
   r->constraints = state.constraints;
   r->symbolics = state.symbolics;
   r->arrayNames = state.arrayNames;
   r->heapAllocator = state.heapAllocator;
-  r->stackAllocator = state.stackAllocator;
   r->coveredNew = false;
   r->pc = r->prevPC; // the call instruction
   PathState rp;
