@@ -210,8 +210,8 @@ def main():
         # Unique sites name KLEE's object ids (SITE@ID), which depend on how many objects
         # the run made before: compare the ids by rank.
         for t in (a, b):
-            ids = sorted({int(m) for k in t["objects"] for m in re.findall(r"@(\d+)", k)})
-            rank = {str(i): str(r) for r, i in enumerate(ids)}
+            klee_ids = sorted({int(m) for k in t["objects"] for m in re.findall(r"@(\d+)", k)})
+            rank = {str(i): str(r) for r, i in enumerate(klee_ids)}
             t["objects"] = {re.sub(r"@(\d+)", lambda m: "@#" + rank[m.group(1)], k): v for k, v in t["objects"].items()}
         for k in ("colours", "heap_colours", "objects", "stores"):
             if a[k] != b[k]:
