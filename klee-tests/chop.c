@@ -12,9 +12,10 @@
 //   mk:     allocates inside the recovery and stores the new object's address in b.q;
 //           main reads b.q (1 recovery per path, 2), then *b.q, an object the path did
 //           not have until the recovery bound it (no recovery: allocated after the skip).
-//   seven:  its result is used: run, not skipped (counted: once per path, 2).
-// Snapshots: touch, set_g, pick 1 each, put and mk 2 each = 7. Recoveries: 1 + 1 + 2 + 2
-// = 6. Paths: pick's two completed and the x == 42 error (a partial path), as KLEE alone. With SPA the mod sets
+//   seven:  its result is used: skipped all the same; the comparison that uses it waits for
+//           its recovery, which binds the result (once per path, 2).
+// Snapshots: touch, set_g, pick 1 each, put, mk and seven 2 each = 9. Recoveries:
+// 1 + 1 + 2 + 2 + 2 = 8. Paths: pick's two completed and the x == 42 error (a partial path), as KLEE alone. With SPA the mod sets
 // are the same here (each function writes one global, or what its argument points to,
 // which is one object): the same counts. touch stays pending to the end, yet the later
 // calls keep their past-sensitive mod sets: none of them reads `unrelated`.
@@ -28,9 +29,9 @@
 // RUN: %klee --skip-functions=touch,set_g,pick,put,mk,seven --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s --check-prefix=CHOP
 // RUN: %klee --skip-functions=touch,set_g,pick,put,mk,seven --pspa-chop-searcher=off --output-dir=%t.nosearch %t.bc 2>&1 | %FileCheck %s --check-prefix=CHOP
 // CHOP: ASSERTION FAIL: g != 42
-// CHOP: KLEE: done: recovery states = 6
-// CHOP: KLEE: done: created snapshots = 7
-// CHOP: KLEE: done: pspa chop: recoveries ended by an error = 0, recovered before a write at a symbolic offset = 0, calls run because their result is used = 2, whole-program mod sets (the call reads what an older pending skip may write) = 0
+// CHOP: KLEE: done: recovery states = 8
+// CHOP: KLEE: done: created snapshots = 9
+// CHOP: KLEE: done: pspa chop: recoveries ended before returning = 0, recovered before a write at a symbolic offset = 0, skipped calls whose result is used = 2, whole-program mod sets (the call reads what an older pending skip may write) = 0
 // CHOP: KLEE: done: completed paths = 2
 // CHOP: KLEE: done: partially completed paths = 1
 // The error is reported at the same line, and chop.csv names the loads that recovered.
@@ -38,6 +39,7 @@
 // RUN: %python %checks same-errors %t.base %t.spa
 // RUN: grep -q '^set_g,1,1,0,"chop.c:[0-9]*x1"$' %t.pspa/chop.csv
 // RUN: grep -q '^touch,1,0,0,""$' %t.pspa/chop.csv
+// RUN: grep -q '^seven,2,2,2,"chop.c:[0-9]*x2"$' %t.pspa/chop.csv
 #include "klee/klee.h"
 #include <assert.h>
 #include <stdlib.h>

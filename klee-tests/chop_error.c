@@ -14,7 +14,7 @@
 // CHOP: KLEE: ERROR: {{.*}}chop_error.c:{{[0-9]+}}: memory error: out of bound pointer
 // CHOP: KLEE: done: recovery states = 1
 // CHOP: KLEE: done: created snapshots = 1
-// CHOP: KLEE: done: pspa chop: recoveries ended by an error = 1
+// CHOP: KLEE: done: pspa chop: recoveries ended before returning = 1
 // CHOP: KLEE: done: completed paths = 4
 // RUN: %python %checks same-errors %t.base %t.pspa
 // RUN: %python %checks same-errors %t.base %t.spa

@@ -9,13 +9,14 @@
 // A recovery's writes count as "after" every older pending skip of the path, never of a
 // younger one: program order is kept whatever order the recoveries run in.
 //
-// What the mechanism cannot follow (a write at a symbolic offset into an object a pending
-// call may write, a function whose result is used) is not skipped or is recovered at once:
-// conservative, and counted.
+// A skipped call whose result is used leaves the result register unset: the path's first
+// instruction that uses it waits for the call's recovery, which binds it. A write at a
+// symbolic offset into an object a pending call may write recovers that call first.
 
 #include "clients.h"
 
 #include "klee/Module/InstructionInfoTable.h"
+#include "klee/Module/Cell.h"
 #include "klee/Module/KInstruction.h"
 #include "klee/Statistics/Statistic.h"
 #include "klee/Support/ErrorHandling.h"
@@ -204,11 +205,16 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
   if (!sk->second.empty() && !sk->second.count(line))
     return false;
   FunctionStats &fs = stats[f->getName().str()];
-  if (!ki->inst->use_empty()) {
-    // The result is used at once: run the call (counted).
+  PathState &p = paths[&state];
+  // This call again (a loop): the result of its last skip is no longer the register's.
+  for (Pending &q : p.pending)
+    if (q.result && q.snap->call == ki) {
+      q.result = false;
+      --state.pluginWatch;
+    }
+  bool result = !ki->inst->use_empty();
+  if (result)
     ++fs.resultUsed;
-    return false;
-  }
   auto snap = std::make_shared<Snapshot>();
   snap->seq = ++snapshots;
   snap->f = f;
@@ -216,9 +222,10 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
   snap->args = args;
   snap->firstNew = klee::MemoryObject(0).id;
   snap->state = state.copy();
-  PathState &p = paths[&state];
   snap->before = p.pending;
-  p.pending.push_back(Pending{snap, {}});
+  p.pending.push_back(Pending{snap, result, {}});
+  if (result)
+    ++state.pluginWatch; // its uses are held until the call is recovered
   ++fs.snapshots;
   ++statSnapshots;
   return true;
@@ -351,12 +358,38 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   searcher->pause(state);
 }
 
+bool ChopClient::beforeInstruction(klee::ExecutionState &state, klee::KInstruction *ki) {
+  auto it = paths.find(&state);
+  if (it == paths.end())
+    return false;
+  PathState &p = it->second;
+  for (std::size_t i = 0; i < p.pending.size(); ++i) {
+    const Pending &q = p.pending[i];
+    if (!q.result)
+      continue;
+    for (const Use &u : ki->inst->operands())
+      if (u.get() == q.snap->call->inst) {
+        recover(state, p, i, ki);
+        return true;
+      }
+  }
+  return false;
+}
+
 void ChopClient::afterReturn(klee::ExecutionState &state) {
   auto it = paths.find(&state);
-  if (it == paths.end() || !it->second.recovery || it->second.runCall ||
-      state.stack.size() != it->second.recovery->depth)
+  if (it == paths.end())
     return;
-  complete(state, it->second);
+  PathState &p = it->second;
+  // A function returned: the results of the calls it skipped are dead.
+  for (Pending &q : p.pending)
+    if (q.result && q.snap->state->stack.size() > state.stack.size()) {
+      q.result = false;
+      --state.pluginWatch;
+    }
+  if (!p.recovery || p.runCall || state.stack.size() != p.recovery->depth)
+    return;
+  complete(state, p);
 }
 
 void ChopClient::complete(klee::ExecutionState &r, PathState &rp) {
@@ -434,6 +467,17 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
       t.addressSpace.unbindObject(mo);
   }
   t.heapAllocator = r.heapAllocator;
+  // The results of the calls recovered here, for a path that will use them: the
+  // recovery bound each in the frame that made the call, which the path still has.
+  for (Pending &q : tp.pending) {
+    if (!q.result || !done(q))
+      continue;
+    std::size_t depth = q.snap->state->stack.size();
+    if (depth <= t.stack.size() && depth <= r.stack.size())
+      t.stack[depth - 1].locals[q.snap->call->dest].value = r.stack[depth - 1].locals[q.snap->call->dest].value;
+    q.result = false;
+    --t.pluginWatch;
+  }
   // The skips recovered here leave the path; a recovery inside a recovery is the outer
   // recovery's (its bytes are already among the outer call's writes).
   if (tp.recovery)
@@ -530,15 +574,15 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
   std::uint64_t resultUsed = 0;
   for (auto &[name, s] : stats)
     resultUsed += s.resultUsed;
-  llvm::errs() << "KLEE: done: pspa chop: recoveries ended by an error = " << failedRecoveries
+  llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
-               << ", calls run because their result is used = " << resultUsed
+               << ", skipped calls whose result is used = " << resultUsed
                << ", whole-program mod sets (the call reads what an older pending skip may write) = " << wholeProgramFallbacks
                << ", recovery paths run on from the snapshot (allocation clash) = " << fallbacks << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;
-  *out << "function,snapshots,recoveries,result_used,recovering_loads\n";
+  *out << "function,snapshots,recoveries,result_used,recovering_accesses\n";
   for (auto &[name, s] : stats) {
     std::string loads;
     for (auto &[at, n] : s.triggers)

@@ -180,6 +180,8 @@ public:
   bool onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
   void afterReturn(klee::ExecutionState &state);
+  /// For paths waiting on a skipped call's result: true holds an instruction that uses it.
+  bool beforeInstruction(klee::ExecutionState &state, klee::KInstruction *ki);
   void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo);
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void stateTerminated(klee::ExecutionState &state);
@@ -191,6 +193,8 @@ private:
   struct Snapshot;
   struct Pending {
     std::shared_ptr<Snapshot> snap;
+    /// The call's result is used and not known yet: its first use recovers the call.
+    bool result = false;
     /// Per object (that existed at the skip), the bytes written after the skip.
     std::map<const klee::MemoryObject *, std::vector<bool>> newer;
   };

@@ -584,6 +584,10 @@ public:
     return chop ? chop->wrap(searcher) : searcher;
   }
 
+  bool beforeInstruction(klee::ExecutionState &state, klee::KInstruction *ki) override {
+    return chop && chop->beforeInstruction(state, ki);
+  }
+
   void afterReturn(klee::ExecutionState &state) override {
     if (chop)
       chop->afterReturn(state);

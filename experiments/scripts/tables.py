@@ -446,14 +446,14 @@ def table6(res, progs):
 
 CHOP_RECOVERIES = re.compile(r"KLEE: done: recovery states = (\d+)")
 CHOP_SNAPSHOTS = re.compile(r"KLEE: done: created snapshots = (\d+)")
-CHOP_LINE = re.compile(r"pspa chop: recoveries ended by an error = (\d+), recovered before a write at a symbolic "
-                       r"offset = (\d+), calls run because their result is used = (\d+), whole-program mod sets "
+CHOP_LINE = re.compile(r"pspa chop: recoveries ended before returning = (\d+), recovered before a write at a symbolic "
+                       r"offset = (\d+), skipped calls whose result is used = (\d+), whole-program mod sets "
                        r"\(.*?\) = (\d+), recovery paths run on from the snapshot \(allocation clash\) = (\d+)")
 
 
 def figure4(res, progs):
     header = ["program", "set", "mod sets", "budget reached", "instructions", "paths", "snapshots", "recoveries",
-              "recoveries per path", "errors in recoveries", "run for their result", "whole-program fallbacks",
+              "recoveries per path", "errors in recoveries", "skipped, result used", "whole-program fallbacks",
               "allocation clashes", "analysis share", "reuse ratio", "wall (s)", "skipped functions"]
     rows, per = [], {}
     for p in progs:
@@ -475,7 +475,7 @@ def figure4(res, progs):
     notes = ("Each set: 10 library functions a vanilla run reached (the same budget), chosen at random (seed = set). "
              "DFS, the same instruction budget in each run; a run stopped by its time limit says `budget reached: "
              "no`. Paths: completed and partially completed. Recoveries: recovery states started (Chopper's "
-             "`recovery states`); a call whose result is used is run, not skipped. Whole-program fallbacks: PSPA "
+             "`recovery states`); a call whose result is used is skipped, its first use recovers it. Whole-program fallbacks: PSPA "
              "mod sets replaced by SPA's because the call may read what an older pending skip may write. Analysis "
              "share: the plugin's time (analyses, reuse checks, state reading) over the run's.\n\n")
     summary = []
