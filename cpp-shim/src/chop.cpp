@@ -193,7 +193,9 @@ bool ChopClient::isRecovery(const klee::ExecutionState *s) const {
 bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                             std::vector<klee::ref<klee::Expr>> &args) {
   auto sk = skip.find(f);
-  if (sk == skip.end())
+  // Not while KLEE seeds (its searcher, which pauses paths, comes after), nor an invoke
+  // (the hook's skip would not branch to its normal destination).
+  if (sk == skip.end() || !searcher || isa<InvokeInst>(ki->inst))
     return false;
   auto pit = paths.find(&state);
   if (pit != paths.end() && pit->second.runCall) {
@@ -201,6 +203,9 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
     pit->second.runCall = false;
     return false;
   }
+  // Inside a recovery every call runs: a skip there would not reach the waiting path.
+  if (pit != paths.end() && pit->second.recovery)
+    return false;
   unsigned line = ki && ki->info ? ki->info->line : 0;
   if (!sk->second.empty() && !sk->second.count(line))
     return false;
@@ -208,7 +213,7 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
   PathState &p = paths[&state];
   // This call again (a loop): the result of its last skip is no longer the register's.
   for (Pending &q : p.pending)
-    if (q.result && q.snap->call == ki) {
+    if (q.result && q.snap->call == ki && q.snap->state->stack.size() == state.stack.size()) {
       q.result = false;
       --state.pluginWatch;
     }
@@ -363,9 +368,13 @@ bool ChopClient::beforeInstruction(klee::ExecutionState &state, klee::KInstructi
   if (it == paths.end())
     return false;
   PathState &p = it->second;
+  if (p.dead) {
+    host.kleeExecutor().discardPluginState(state);
+    return true;
+  }
   for (std::size_t i = 0; i < p.pending.size(); ++i) {
     const Pending &q = p.pending[i];
-    if (!q.result)
+    if (!q.result || q.snap->state->stack.size() != state.stack.size())
       continue;
     for (const Use &u : ki->inst->operands())
       if (u.get() == q.snap->call->inst) {
@@ -564,6 +573,7 @@ void ChopClient::released(const std::shared_ptr<Recovery> &rec) {
     auto dp = paths.find(d);
     if (dp != paths.end())
       dp->second.dead = true;
+    ++d->pluginWatch; // discarded at its next instruction, before anything forks it
     searcher->resume(*d);
   }
 }
