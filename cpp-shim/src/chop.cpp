@@ -335,8 +335,9 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   std::shared_ptr<Snapshot> snap = p.pending[i].snap;
   FunctionStats &fs = stats[snap->f->getName().str()];
   ++fs.recoveries;
-  if (fs.triggers.size() < 8 || fs.triggers.count(where(ki)))
-    ++fs.triggers[where(ki)];
+  std::string at = where(ki);
+  if (fs.triggers.size() < 8 || fs.triggers.count(at))
+    ++fs.triggers[at]; // the first eight load locations, counted
   ++statRecoveries;
   ++recoveries;
   // The call again, from the snapshot, under the path's constraints (a superset of the
@@ -464,8 +465,7 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
     }
   }
   // Objects the call allocated and did not free; objects it freed.
-  for (auto it = r.addressSpace.objects.begin(), ie = it; it != r.addressSpace.objects.end(); ++it) {
-    (void)ie;
+  for (auto it = r.addressSpace.objects.begin(); it != r.addressSpace.objects.end(); ++it) {
     const klee::MemoryObject *mo = it->first;
     if (mo->id >= snap.firstNew && !mo->isLocal && !t.addressSpace.findObject(mo))
       t.addressSpace.bindObject(mo, new klee::ObjectState(*it->second.get()));
