@@ -121,7 +121,10 @@ const VSNPRINTF: &[Effect] = &[Mod(0), Ref(2), RefDeep(3)];
 const VSSCANF: &[Effect] = &[Ref(0), Ref(1), ModDeep(2)];
 const STAT: &[Effect] = &[Ref(0), Mod(1)];
 const TIME: &[Effect] = &[Mod(0)];
-const REALLOC: &[Effect] = &[Realloc(0), Ref(0), ModRet];
+/// Freeing ends the object: a write, for mod/ref (chopping must not move a free
+/// past a skipped call that frees or reads the same object).
+const FREE: &[Effect] = &[Mod(0)];
+const REALLOC: &[Effect] = &[Realloc(0), Ref(0), Mod(0), ModRet];
 const STRDUP: &[Effect] = &[Alloc, Ref(0), ModRet];
 const CALLOC: &[Effect] = &[Alloc, ModRet];
 const LOCALTIME: &[Effect] = &[RetStatic, Ref(0)];
@@ -154,10 +157,10 @@ static MODELS: &[(&str, &[Effect])] = &[
     ("posix_memalign", POSIX_MEMALIGN),
     ("getline", GETLINE),
     ("getdelim", GETLINE),
-    ("free", NOTHING),
-    ("cfree", NOTHING),
-    ("_ZdlPv", NOTHING),
-    ("_ZdaPv", NOTHING),
+    ("free", FREE),
+    ("cfree", FREE),
+    ("_ZdlPv", FREE),
+    ("_ZdaPv", FREE),
     // strings and memory
     ("strcpy", STRCPY),
     ("strncpy", STRCPY),

@@ -108,9 +108,11 @@ public:
     // The base searcher knows the states that are not paused, and only those.
     std::vector<klee::ExecutionState *> in, gone;
     for (auto *s : added) {
+      if (paused.count(s))
+        continue; // paused before the base saw it: resume adds it
       if (client.isRecovery(s))
         recoveries.push_back(s);
-      if (!paused.count(s) && inBase.insert(s).second)
+      if (inBase.insert(s).second)
         in.push_back(s);
     }
     for (auto *s : removed) {
@@ -508,12 +510,41 @@ void ChopClient::afterAlloc(klee::ExecutionState &state, const klee::MemoryObjec
   auto at = klee::ConstantExpr::create(mo->address, klee::Context::get().getPointerWidth());
   if (!rec->snap->state->addressSpace.resolveOne(at, op) || op.first == mo)
     return;
-  // Fall back: this path of the call runs from the snapshot with its constraints, its own
-  // allocator, and the call not skipped, as a path like any other.
+  fallBack(state, "allocated where a freed object of its snapshot lies");
+}
+
+bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObject *mo) {
+  auto it = paths.find(&state);
+  if (it == paths.end() || it->second.dead)
+    return false;
+  // A recovery frees an object of its snapshot that the waiting path has freed since
+  // (with the allocator the recovery shares): in program order the call freed it first,
+  // so the path's free was a double free, which only a run in that order reports.
+  PathState &p = it->second;
+  std::shared_ptr<Recovery> rec = p.recovery;
+  if (rec && mo->id < rec->snap->firstNew && !rec->dependent->addressSpace.findObject(mo)) {
+    fallBack(state, "freed an object the path freed after the skip");
+    return true;
+  }
+  // A pending call that may have freed (models: free writes its object) or written the
+  // object runs first: its free is older, and a double free is reported at the path's.
+  for (std::size_t i = 0; i < p.pending.size(); ++i) {
+    if (mo->id >= p.pending[i].snap->firstNew || !mayWrite(*p.pending[i].snap, mo, 0, 0, false))
+      continue;
+    recover(state, p, i, state.prevPC);
+    return true;
+  }
+  return false;
+}
+
+void ChopClient::fallBack(klee::ExecutionState &state, const char *why) {
+  // This path of the call runs from the snapshot with its constraints, its own allocator,
+  // and the call not skipped, as a path like any other.
+  std::shared_ptr<Recovery> rec = paths[&state].recovery;
   if (fallbacks++ == 0)
-    klee::klee_warning("pspa chop: a recovery of %s allocated where a freed object of its snapshot lies; "
-                       "that path runs on from the snapshot without skipping the call (further cases only counted)",
-                       rec->snap->f->getName().str().c_str());
+    klee::klee_warning("pspa chop: a recovery of %s %s; that path runs on from the snapshot without skipping "
+                       "the call (further cases only counted)",
+                       rec->snap->f->getName().str().c_str(), why);
   klee::ExecutionState *f = rec->snap->state->copy();
   f->constraints = state.constraints;
   f->symbolics = state.symbolics;

@@ -183,6 +183,8 @@ public:
   /// For paths waiting on a skipped call's result: true holds an instruction that uses it.
   bool beforeInstruction(klee::ExecutionState &state, klee::KInstruction *ki);
   void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo);
+  /// True when `state` was discarded instead (a recovery freeing what its path freed).
+  bool beforeFree(klee::ExecutionState &state, const klee::MemoryObject *mo);
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void stateTerminated(klee::ExecutionState &state);
   bool isRecovery(const klee::ExecutionState *s) const;
@@ -242,6 +244,8 @@ private:
   void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
   /// End recovery state `r` without an answer (its path goes on elsewhere).
   void endRecovery(klee::ExecutionState &r);
+  /// A recovery the mechanism cannot finish: its path runs on from the snapshot.
+  void fallBack(klee::ExecutionState &state, const char *why);
   /// One path of `rec` ended without completing: the last one ends its waiting path.
   void released(const std::shared_ptr<Recovery> &rec);
 

@@ -580,6 +580,10 @@ public:
       chop->afterAlloc(state, mo);
   }
 
+  bool beforeFree(klee::ExecutionState &state, const klee::MemoryObject *mo) override {
+    return chop && chop->beforeFree(state, mo);
+  }
+
   klee::Searcher *wrapSearcher(klee::Executor &, klee::Searcher *searcher) override {
     return chop ? chop->wrap(searcher) : searcher;
   }
