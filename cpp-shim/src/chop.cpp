@@ -194,6 +194,8 @@ bool ChopClient::isRecovery(const klee::ExecutionState *s) const {
 
 bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                             std::vector<klee::ref<klee::Expr>> &args) {
+  if (f && f->isDeclaration() && !f->isIntrinsic() && searcher && declaredCall(state, ki, f, args))
+    return true;
   auto sk = skip.find(f);
   // Not while KLEE seeds (its searcher, which pauses paths, comes after), nor an invoke
   // (the hook's skip would not branch to its normal destination).
@@ -331,6 +333,41 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
     }
   }
   return false;
+}
+
+bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
+                              std::vector<klee::ref<klee::Expr>> &args) {
+  auto pit = paths.find(&state);
+  if (pit == paths.end() || pit->second.pending.empty())
+    return false;
+  PathState &p = pit->second;
+  StringRef name = f->getName();
+  if (name == "klee_make_symbolic") {
+    // It replaces its bytes without a store: they are newer than the pending calls'.
+    auto *addr = args.size() > 1 ? dyn_cast<klee::ConstantExpr>(args[0]) : nullptr;
+    auto *size = args.size() > 1 ? dyn_cast<klee::ConstantExpr>(args[1]) : nullptr;
+    klee::ObjectPair op;
+    if (addr && size && state.addressSpace.resolveOne(addr, op)) {
+      std::uint64_t off = addr->getZExtValue() - op.first->address;
+      onMemoryAccess(state, ki, op.first, klee::ConstantExpr::create(off, addr->getWidth()),
+                     static_cast<unsigned>(size->getZExtValue()), true);
+    }
+    return false;
+  }
+  // KLEE's own handlers (SpecialFunctionHandler.cpp's table) touch no memory of the
+  // program but what the hooks see; those that end the path read only constant strings.
+  static const std::set<std::string> handled = {
+      "malloc", "calloc", "realloc", "free", "memalign", "aligned_alloc", "__errno_location", "__error",
+      "_Znwm", "_Znam", "_Znwj", "_Znaj", "_ZdlPv", "_ZdaPv", "__assert_rtn", "__assert_fail", "__assert",
+      "_assert", "abort", "_exit", "_Exit", "_klee_eh_Unwind_RaiseException_impl"};
+  if (name.startswith("klee_") || name.startswith("_klee_") || handled.count(name.str()))
+    return false;
+  // An external call: KLEE hands it the memory as it is, which the pending calls may have
+  // written. They run first, oldest first, and the call runs again after each.
+  ++externalRecoveries;
+  recover(state, p, 0, ki);
+  state.pc = state.prevPC;
+  return true;
 }
 
 void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki) {
@@ -619,7 +656,8 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed
                << ", whole-program mod sets (the call reads what an older pending skip may write) = " << wholeProgramFallbacks
-               << ", recovery paths run on from the snapshot (allocation clash) = " << fallbacks << "\n";
+               << ", recovered before an external call = " << externalRecoveries
+               << ", recovery paths run on from the snapshot (allocation clash, double free) = " << fallbacks << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;

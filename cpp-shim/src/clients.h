@@ -240,6 +240,9 @@ private:
   /// Whether the call of `s` may read what an older pending skip may write.
   bool conflicts(Snapshot &s);
   void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki);
+  /// A call of a declared function (KLEE's handlers, externals); true when held.
+  bool declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
+                    std::vector<klee::ref<klee::Expr>> &args);
   void complete(klee::ExecutionState &r, PathState &rp);
   void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
   /// End recovery state `r` without an answer (its path goes on elsewhere).
@@ -257,7 +260,7 @@ private:
   const klee::ExecutionState *completing = nullptr;
   std::map<std::string, FunctionStats> stats;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
-                wholeProgramFallbacks = 0, fallbacks = 0;
+                wholeProgramFallbacks = 0, fallbacks = 0, externalRecoveries = 0;
 };
 
 } // namespace pspa_plugin

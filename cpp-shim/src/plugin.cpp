@@ -451,8 +451,9 @@ public:
       KleeStateView view(*this, state, f, arguments);
       wit->compute(**engine, view, state, f);
     }
-    // A skipped call: no frame, so no answer for it and nothing for the other clients.
-    if (chop && body && chop->beforeCall(state, ki, f, arguments))
+    // A skipped call: no frame, so no answer for it and nothing for the other clients. A
+    // held call (declared, waiting for a recovery) runs again later.
+    if (chop && active && f && !f->isIntrinsic() && chop->beforeCall(state, ki, f, arguments))
       return true;
     bool wanted = body && (PspaAnalyzeAll || chosen.count(f->getName().str()));
     pspa_plugin::Answer answer;

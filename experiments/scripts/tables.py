@@ -448,13 +448,13 @@ CHOP_RECOVERIES = re.compile(r"KLEE: done: recovery states = (\d+)")
 CHOP_SNAPSHOTS = re.compile(r"KLEE: done: created snapshots = (\d+)")
 CHOP_LINE = re.compile(r"pspa chop: recoveries ended before returning = (\d+), recovered before a write at a symbolic "
                        r"offset = (\d+), skipped calls whose result is used = (\d+), whole-program mod sets "
-                       r"\(.*?\) = (\d+), recovery paths run on from the snapshot \(allocation clash\) = (\d+)")
+                       r"\(.*?\) = (\d+), (?:recovered before an external call = \d+, )?recovery paths run on from the snapshot \([a-z ,]+\) = (\d+)")
 
 
 def figure4(res, progs):
     header = ["program", "set", "mod sets", "budget reached", "instructions", "paths", "snapshots", "recoveries",
               "recoveries per path", "errors in recoveries", "skipped, result used", "whole-program fallbacks",
-              "allocation clashes", "analysis share", "reuse ratio", "wall (s)", "skipped functions"]
+              "fallbacks to the snapshot", "analysis share", "reuse ratio", "wall (s)", "skipped functions"]
     rows, per = [], {}
     for p in progs:
         sets = sorted(int(n[4:-4]) for n in os.listdir(os.path.join(res, "chop-sets", p)) if n.startswith("set-"))
