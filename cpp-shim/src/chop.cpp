@@ -559,7 +559,7 @@ bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObjec
   // so the path's free was a double free, which only a run in that order reports.
   PathState &p = it->second;
   std::shared_ptr<Recovery> rec = p.recovery;
-  if (rec && mo->id < rec->snap->firstNew && !rec->dependent->addressSpace.findObject(mo)) {
+  if (rec && mo->id < rec->snap->firstNew && !allocatedBelow(*rec, mo)) {
     fallBack(state, "freed an object the path freed after the skip");
     return true;
   }
@@ -572,6 +572,22 @@ bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObjec
     return true;
   }
   return false;
+}
+
+bool ChopClient::allocatedBelow(const Recovery &rec, const klee::MemoryObject *mo) {
+  // The recovery's allocator is its waiting path's, which may be a recovery too, down to
+  // a path KLEE runs: the object is still allocated there if each of them still has it
+  // (a free anywhere in the chain unbinds it from the state it reaches).
+  for (const Recovery *r = &rec;;) {
+    if (r->dependentGone)
+      return true; // the run is ending
+    if (!r->dependent->addressSpace.findObject(mo))
+      return false;
+    auto it = paths.find(r->dependent);
+    if (it == paths.end() || !it->second.recovery)
+      return true;
+    r = it->second.recovery.get();
+  }
 }
 
 void ChopClient::fallBack(klee::ExecutionState &state, const char *why) {

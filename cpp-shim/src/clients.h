@@ -247,6 +247,8 @@ private:
   void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
   /// End recovery state `r` without an answer (its path goes on elsewhere).
   void endRecovery(klee::ExecutionState &r);
+  /// Whether `mo` is still allocated in the allocator `rec`'s state shares.
+  bool allocatedBelow(const Recovery &rec, const klee::MemoryObject *mo);
   /// A recovery the mechanism cannot finish: its path runs on from the snapshot.
   void fallBack(klee::ExecutionState &state, const char *why);
   /// One path of `rec` ended without completing: the last one ends its waiting path.
