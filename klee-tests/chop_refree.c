@@ -19,7 +19,7 @@
 // CHOP-NOT: ERROR
 // CHOP: KLEE: done: recovery states = 4
 // CHOP: KLEE: done: created snapshots = 3
-// CHOP: KLEE: done: pspa chop: {{.*}}(allocation clash, double free) = 1
+// CHOP: KLEE: done: pspa chop: {{.*}}(allocation clash, double free, external call) = 1
 // CHOP: KLEE: done: completed paths = 1
 #include "klee/klee.h"
 #include <stdlib.h>

@@ -338,12 +338,13 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
 bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                               std::vector<klee::ref<klee::Expr>> &args) {
   auto pit = paths.find(&state);
-  if (pit == paths.end() || pit->second.pending.empty())
+  if (pit == paths.end() || (pit->second.pending.empty() && !pit->second.recovery))
     return false;
   PathState &p = pit->second;
   StringRef name = f->getName();
   if (name == "klee_make_symbolic") {
-    // It replaces its bytes without a store: they are newer than the pending calls'.
+    // It replaces its bytes without a store: they are newer than the pending calls', and
+    // in a recovery they are the call's writes.
     auto *addr = args.size() > 1 ? dyn_cast<klee::ConstantExpr>(args[0]) : nullptr;
     auto *size = args.size() > 1 ? dyn_cast<klee::ConstantExpr>(args[1]) : nullptr;
     klee::ObjectPair op;
@@ -359,9 +360,15 @@ bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *k
   static const std::set<std::string> handled = {
       "malloc", "calloc", "realloc", "free", "memalign", "aligned_alloc", "__errno_location", "__error",
       "_Znwm", "_Znam", "_Znwj", "_Znaj", "_ZdlPv", "_ZdaPv", "__assert_rtn", "__assert_fail", "__assert",
-      "_assert", "abort", "_exit", "_Exit", "_klee_eh_Unwind_RaiseException_impl"};
+      "_assert", "abort", "exit", "_exit", "_Exit", "_klee_eh_Unwind_RaiseException_impl"};
   if (name.startswith("klee_") || name.startswith("_klee_") || handled.count(name.str()))
     return false;
+  if (p.recovery) {
+    // Its writes (KLEE copies memory back after it) are not seen, so they could not be
+    // brought into the path: the path runs on from the snapshot instead.
+    fallBack(state, "made an external call");
+    return true;
+  }
   // An external call: KLEE hands it the memory as it is, which the pending calls may have
   // written. They run first, oldest first, and the call runs again after each.
   ++externalRecoveries;
@@ -511,8 +518,15 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
   }
   for (auto it = snap.state->addressSpace.objects.begin(); it != snap.state->addressSpace.objects.end(); ++it) {
     const klee::MemoryObject *mo = it->first;
-    if (!r.addressSpace.findObject(mo) && t.addressSpace.findObject(mo))
-      t.addressSpace.unbindObject(mo);
+    if (r.addressSpace.findObject(mo) || !t.addressSpace.findObject(mo))
+      continue;
+    // The path wrote it after the skip: in program order, a write after the free (a
+    // write does not recover a pending call, a read or a free does).
+    if (self && self->newer.count(mo) && writesAfterFree++ == 0)
+      klee::klee_warning("pspa chop: the path wrote an object that the skipped %s frees, after the call "
+                         "(a use after free KLEE alone reports; further cases only counted)",
+                         snap.f->getName().str().c_str());
+    t.addressSpace.unbindObject(mo);
   }
   t.heapAllocator = r.heapAllocator;
   // The results of the calls recovered here, for a path that will use them: the
@@ -559,6 +573,12 @@ bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObjec
   // so the path's free was a double free, which only a run in that order reports.
   PathState &p = it->second;
   std::shared_ptr<Recovery> rec = p.recovery;
+  if (rec && chainGone(*rec)) {
+    // The path it serves has ended (KLEE's memory cap): the shared allocator is no
+    // longer a path's, and the answer would go nowhere.
+    endRecovery(state);
+    return true;
+  }
   if (rec && mo->id < rec->snap->firstNew && !allocatedBelow(*rec, mo)) {
     fallBack(state, "freed an object the path freed after the skip");
     return true;
@@ -579,13 +599,22 @@ bool ChopClient::allocatedBelow(const Recovery &rec, const klee::MemoryObject *m
   // a path KLEE runs: the object is still allocated there if each of them still has it
   // (a free anywhere in the chain unbinds it from the state it reaches).
   for (const Recovery *r = &rec;;) {
-    if (r->dependentGone)
-      return true; // the run is ending
     if (!r->dependent->addressSpace.findObject(mo))
       return false;
     auto it = paths.find(r->dependent);
     if (it == paths.end() || !it->second.recovery)
       return true;
+    r = it->second.recovery.get();
+  }
+}
+
+bool ChopClient::chainGone(const Recovery &rec) {
+  for (const Recovery *r = &rec;;) {
+    if (r->dependentGone)
+      return true;
+    auto it = paths.find(r->dependent);
+    if (it == paths.end() || !it->second.recovery)
+      return false;
     r = it->second.recovery.get();
   }
 }
@@ -673,7 +702,9 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
                << ", skipped calls whose result is used = " << resultUsed
                << ", whole-program mod sets (the call reads what an older pending skip may write) = " << wholeProgramFallbacks
                << ", recovered before an external call = " << externalRecoveries
-               << ", recovery paths run on from the snapshot (allocation clash, double free) = " << fallbacks << "\n";
+               << ", writes after a skipped free = " << writesAfterFree
+               << ", recovery paths run on from the snapshot (allocation clash, double free, external call) = "
+               << fallbacks << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;

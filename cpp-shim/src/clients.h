@@ -247,6 +247,8 @@ private:
   void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
   /// End recovery state `r` without an answer (its path goes on elsewhere).
   void endRecovery(klee::ExecutionState &r);
+  /// Whether a path down the chain of waiting paths of `rec` has ended.
+  bool chainGone(const Recovery &rec);
   /// Whether `mo` is still allocated in the allocator `rec`'s state shares.
   bool allocatedBelow(const Recovery &rec, const klee::MemoryObject *mo);
   /// A recovery the mechanism cannot finish: its path runs on from the snapshot.
@@ -262,7 +264,8 @@ private:
   const klee::ExecutionState *completing = nullptr;
   std::map<std::string, FunctionStats> stats;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
-                wholeProgramFallbacks = 0, fallbacks = 0, externalRecoveries = 0;
+                wholeProgramFallbacks = 0, fallbacks = 0, externalRecoveries = 0,
+                writesAfterFree = 0;
 };
 
 } // namespace pspa_plugin

@@ -448,7 +448,7 @@ CHOP_RECOVERIES = re.compile(r"KLEE: done: recovery states = (\d+)")
 CHOP_SNAPSHOTS = re.compile(r"KLEE: done: created snapshots = (\d+)")
 CHOP_LINE = re.compile(r"pspa chop: recoveries ended before returning = (\d+), recovered before a write at a symbolic "
                        r"offset = (\d+), skipped calls whose result is used = (\d+), whole-program mod sets "
-                       r"\(.*?\) = (\d+), (?:recovered before an external call = \d+, )?recovery paths run on from the snapshot \([a-z ,]+\) = (\d+)")
+                       r"\(.*?\) = (\d+), (?:recovered before an external call = \d+, )?(?:writes after a skipped free = \d+, )?recovery paths run on from the snapshot \([a-z ,]+\) = (\d+)")
 
 
 def figure4(res, progs):
