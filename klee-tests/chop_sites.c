@@ -10,9 +10,11 @@
 // PSPA-NOT: ASSERTION FAIL
 // PSPA: KLEE: done: recovery states = 0
 // PSPA: KLEE: done: created snapshots = 1
+// PSPA: KLEE: done: pspa chop: recoveries waited for by a load or a free = 0, of which the call wrote none of those bytes (spurious) = 0
 // SPA-NOT: ASSERTION FAIL
 // SPA: KLEE: done: recovery states = 1
 // SPA: KLEE: done: created snapshots = 1
+// SPA: KLEE: done: pspa chop: recoveries waited for by a load or a free = 1, of which the call wrote none of those bytes (spurious) = 1
 #include "klee/klee.h"
 #include <assert.h>
 #include <stdlib.h>

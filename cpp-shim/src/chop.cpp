@@ -318,7 +318,10 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
       if (!mayWrite(*q.snap, mo, off, bytes, ce != nullptr))
         continue;
     }
-    recover(state, p, i, ki);
+    if (isWrite)
+      recover(state, p, i, ki); // a write at a symbolic offset: nothing to judge
+    else
+      recover(state, p, i, ki, mo, off, bytes, ce != nullptr);
     return true;
   }
   if (isWrite) {
@@ -377,7 +380,8 @@ bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *k
   return true;
 }
 
-void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki) {
+void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki,
+                         const klee::MemoryObject *trigger, std::uint64_t off, unsigned bytes, bool known) {
   std::shared_ptr<Snapshot> snap = p.pending[i].snap;
   FunctionStats &fs = stats[snap->f->getName().str()];
   ++fs.recoveries;
@@ -404,6 +408,12 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   rp.recovery->dependent = &state;
   rp.recovery->snap = snap;
   rp.recovery->depth = snap->state->stack.size();
+  rp.recovery->trigger = trigger;
+  rp.recovery->off = off;
+  rp.recovery->bytes = bytes;
+  rp.recovery->known = known;
+  if (trigger)
+    ++triggeredRecoveries;
   waiting[&state] = rp.recovery;
   paths[r] = std::move(rp);
   host.kleeExecutor().addPluginState(state, r);
@@ -462,6 +472,18 @@ void ChopClient::complete(klee::ExecutionState &r, PathState &rp) {
     t = d;
     waiting.erase(d);
     searcher->resume(*d);
+  }
+  if (rec->trigger && !rec->judged) {
+    // Spurious: the call (on this path of it) neither wrote the bytes that made the path
+    // wait nor freed their object; what a more precise mod set saves.
+    rec->judged = true;
+    const klee::MemoryObject *mo = rec->trigger;
+    bool wrote = !r.addressSpace.findObject(mo);
+    auto w = rp.wrote.find(mo);
+    for (std::size_t i = 0; !wrote && w != rp.wrote.end() && i < w->second.size(); ++i)
+      wrote = w->second[i] && (!rec->known || (i >= rec->off && i < rec->off + std::max(1u, rec->bytes)));
+    if (!wrote)
+      ++spuriousRecoveries;
   }
   if (t) {
     t->constraints = r.constraints;
@@ -588,7 +610,7 @@ bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObjec
   for (std::size_t i = 0; i < p.pending.size(); ++i) {
     if (mo->id >= p.pending[i].snap->firstNew || !mayWrite(*p.pending[i].snap, mo, 0, 0, false))
       continue;
-    recover(state, p, i, state.prevPC);
+    recover(state, p, i, state.prevPC, mo, 0, 0, false);
     return true;
   }
   return false;
@@ -705,6 +727,8 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
                << ", writes after a skipped free = " << writesAfterFree
                << ", recovery paths run on from the snapshot (allocation clash, double free, external call) = "
                << fallbacks << "\n";
+  llvm::errs() << "KLEE: done: pspa chop: recoveries waited for by a load or a free = " << triggeredRecoveries
+               << ", of which the call wrote none of those bytes (spurious) = " << spuriousRecoveries << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;

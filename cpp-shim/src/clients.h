@@ -221,6 +221,13 @@ private:
     std::size_t depth = 0;
     unsigned outstanding = 1;
     bool dependentGone = false;
+    /// What made the path wait: a load of `bytes` at `off` of `trigger` (every byte when
+    /// the offset is symbolic), or a free of it; null for a result's use or an external call.
+    const klee::MemoryObject *trigger = nullptr;
+    std::uint64_t off = 0;
+    unsigned bytes = 0;
+    bool known = false;
+    bool judged = false; // whether the call turned out to write the trigger, counted once
   };
   struct PathState {
     std::vector<Pending> pending; // oldest first
@@ -239,7 +246,9 @@ private:
   bool mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
   /// Whether the call of `s` may read what an older pending skip may write.
   bool conflicts(Snapshot &s);
-  void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki);
+  void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki,
+               const klee::MemoryObject *trigger = nullptr, std::uint64_t off = 0, unsigned bytes = 0,
+               bool known = false);
   /// A call of a declared function (KLEE's handlers, externals); true when held.
   bool declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
                     std::vector<klee::ref<klee::Expr>> &args);
@@ -265,7 +274,7 @@ private:
   std::map<std::string, FunctionStats> stats;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 wholeProgramFallbacks = 0, fallbacks = 0, externalRecoveries = 0,
-                writesAfterFree = 0;
+                writesAfterFree = 0, triggeredRecoveries = 0, spuriousRecoveries = 0;
 };
 
 } // namespace pspa_plugin

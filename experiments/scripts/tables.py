@@ -446,6 +446,8 @@ def table6(res, progs):
 
 CHOP_RECOVERIES = re.compile(r"KLEE: done: recovery states = (\d+)")
 CHOP_SNAPSHOTS = re.compile(r"KLEE: done: created snapshots = (\d+)")
+CHOP_SPURIOUS = re.compile(r"recoveries waited for by a load or a free = (\d+), of which the call wrote none of "
+                           r"those bytes \(spurious\) = (\d+)")
 CHOP_LINE = re.compile(r"pspa chop: recoveries ended before returning = (\d+), recovered before a write at a symbolic "
                        r"offset = (\d+), skipped calls whose result is used = (\d+), whole-program mod sets "
                        r"\(.*?\) = (\d+), (?:recovered before an external call = \d+, )?(?:writes after a skipped free = \d+, )?recovery paths run on from the snapshot \([a-z ,]+\) = (\d+)")
@@ -453,9 +455,9 @@ CHOP_LINE = re.compile(r"pspa chop: recoveries ended before returning = (\d+), r
 
 def figure4(res, progs):
     header = ["program", "set", "mod sets", "budget reached", "instructions", "paths", "snapshots", "recoveries",
-              "recoveries per path", "errors in recoveries", "skipped, result used", "whole-program fallbacks",
+              "recoveries per path", "waited for by a load or free", "spurious", "errors in recoveries", "skipped, result used", "whole-program fallbacks",
               "fallbacks to the snapshot", "analysis share", "reuse ratio", "wall (s)", "skipped functions"]
-    rows, per = [], {}
+    rows, per, spur = [], {}, {}
     for p in progs:
         sets = sorted(int(n[4:-4]) for n in os.listdir(os.path.join(res, "chop-sets", p)) if n.startswith("set-"))
         for i in sets:
@@ -464,18 +466,27 @@ def figure4(res, progs):
                 r = run(res, p, f"chop-{mode}-{i}")
                 text = open(os.path.join(r["dir"], "klee.log"), errors="replace").read()
                 rec, snap, line = CHOP_RECOVERIES.search(text), CHOP_SNAPSHOTS.search(text), CHOP_LINE.search(text)
+                sp = CHOP_SPURIOUS.search(text)
+                if sp:
+                    tot = spur.setdefault((p, mode), [0, 0])
+                    tot[0] += int(sp.group(1))
+                    tot[1] += int(sp.group(2))
                 paths = r["completed"] + r["partial"]
                 recs = int(rec.group(1)) if rec else None
                 rpp = recs / paths if recs is not None and paths else None
                 per.setdefault((p, mode), []).append(rpp)
                 rows.append([p, i, mode.upper(), "no" if r["timed_out"] else "yes", r["instructions"], paths,
                              int(snap.group(1)) if snap else None, recs, rpp,
+                             int(sp.group(1)) if sp else None, int(sp.group(2)) if sp else None,
                              *([int(line.group(k)) for k in (1, 3, 4, 5)] if line else [None] * 4),
                              r.get("pspa_share"), r.get("reuse_ratio"), r["wall"], skip])
     notes = ("Each set: 10 library functions a vanilla run reached (the same budget), chosen at random (seed = set). "
              "DFS, the same instruction budget in each run; a run stopped by its time limit says `budget reached: "
              "no`. Paths: completed and partially completed. Recoveries: recovery states started (Chopper's "
-             "`recovery states`); a call whose result is used is skipped, its first use recovers it. Whole-program fallbacks: PSPA "
+             "`recovery states`); a call whose result is used is skipped, its first use recovers it. Waited for by a load or a "
+             "free: recoveries a load or a free started (not a result's use, an external call, a write at a symbolic "
+             "offset); spurious: of those, the ones whose call (on its first path) wrote none of the loaded bytes and "
+             "did not free their object, i.e. what a more precise mod set saves. Whole-program fallbacks: PSPA "
              "mod sets replaced by SPA's because the call may read what an older pending skip may write. Analysis "
              "share: the plugin's time (analyses, reuse checks, state reading) over the run's.\n\n")
     summary = []
@@ -483,6 +494,11 @@ def figure4(res, progs):
         s_, q = [x for x in per.get((p, "spa"), []) if x is not None], [x for x in per.get((p, "pspa"), []) if x is not None]
         if s_ and q:
             summary.append(f"{p}: mean recoveries per path SPA {statistics.mean(s_):.3f}, PSPA {statistics.mean(q):.3f}")
+        for mode in ("spa", "pspa"):
+            if (p, mode) in spur:
+                w, n = spur[(p, mode)]
+                summary.append(f"{p} {mode.upper()}: of {w} recoveries waited for by a load or a free, {n} spurious "
+                               f"({100 * n / w if w else 0:.1f}%)")
     write(res, "figure4", header, rows, notes + "\n".join(summary) + "\n")
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for j, p in enumerate(progs):
