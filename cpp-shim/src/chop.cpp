@@ -616,29 +616,30 @@ bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObjec
   return false;
 }
 
-bool ChopClient::allocatedBelow(const Recovery &rec, const klee::MemoryObject *mo) {
-  // The recovery's allocator is its waiting path's, which may be a recovery too, down to
-  // a path KLEE runs: the object is still allocated there if each of them still has it
-  // (a free anywhere in the chain unbinds it from the state it reaches).
+template <typename Pred> bool ChopClient::anyDown(const Recovery &rec, Pred pred) {
+  // The chain of waiting paths: a recovery's dependent may be a recovery too, down to a
+  // path KLEE runs.
   for (const Recovery *r = &rec;;) {
-    if (!r->dependent->addressSpace.findObject(mo))
+    if (pred(*r))
+      return true;
+    if (r->dependentGone)
       return false;
     auto it = paths.find(r->dependent);
     if (it == paths.end() || !it->second.recovery)
-      return true;
+      return false;
     r = it->second.recovery.get();
   }
 }
 
+bool ChopClient::allocatedBelow(const Recovery &rec, const klee::MemoryObject *mo) {
+  // The recovery's allocator is its waiting path's: the object is still allocated there
+  // if each state down the chain still has it (a free anywhere in the chain unbinds it
+  // from the state it reaches).
+  return !anyDown(rec, [&](const Recovery &r) { return !r.dependentGone && !r.dependent->addressSpace.findObject(mo); });
+}
+
 bool ChopClient::chainGone(const Recovery &rec) {
-  for (const Recovery *r = &rec;;) {
-    if (r->dependentGone)
-      return true;
-    auto it = paths.find(r->dependent);
-    if (it == paths.end() || !it->second.recovery)
-      return false;
-    r = it->second.recovery.get();
-  }
+  return anyDown(rec, [](const Recovery &r) { return r.dependentGone; });
 }
 
 void ChopClient::fallBack(klee::ExecutionState &state, const char *why) {

@@ -256,6 +256,8 @@ private:
   void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
   /// End recovery state `r` without an answer (its path goes on elsewhere).
   void endRecovery(klee::ExecutionState &r);
+  /// Whether `pred` holds for a recovery down the chain of waiting paths from `rec`.
+  template <typename Pred> bool anyDown(const Recovery &rec, Pred pred);
   /// Whether a path down the chain of waiting paths of `rec` has ended.
   bool chainGone(const Recovery &rec);
   /// Whether `mo` is still allocated in the allocator `rec`'s state shares.
