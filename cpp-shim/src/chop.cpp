@@ -360,11 +360,11 @@ bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *k
   }
   // KLEE's own handlers (SpecialFunctionHandler.cpp's table) touch no memory of the
   // program but what the hooks see; those that end the path read only constant strings.
-  static const std::set<std::string> handled = {
+  static const std::set<StringRef> handled = { // no string built per call
       "malloc", "calloc", "realloc", "free", "memalign", "aligned_alloc", "__errno_location", "__error",
       "_Znwm", "_Znam", "_Znwj", "_Znaj", "_ZdlPv", "_ZdaPv", "__assert_rtn", "__assert_fail", "__assert",
       "_assert", "abort", "exit", "_exit", "_Exit", "_klee_eh_Unwind_RaiseException_impl"};
-  if (name.startswith("klee_") || name.startswith("_klee_") || handled.count(name.str()))
+  if (name.startswith("klee_") || name.startswith("_klee_") || handled.count(name))
     return false;
   if (p.recovery) {
     // Its writes (KLEE copies memory back after it) are not seen, so they could not be
