@@ -20,6 +20,9 @@
   checks.py same-lines LOG LOG PREFIX[~STOP]...
                                     the `KLEE: done: PREFIX...` lines are the same in both logs
                                     (up to STOP, when given)
+  checks.py outcomes REPLAY.csv OUTCOME...
+                                    the tests (scripts/ktest-replay.py) replayed natively to
+                                    exactly these outcomes, as a multiset (`exit N`, ...)
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -245,6 +248,13 @@ def main():
         if not a:
             fail("no error in %s: nothing compared" % sys.argv[2])
         print("same errors: %s" % a)
+    elif cmd == "outcomes":
+        with open(sys.argv[2]) as f:
+            got = sorted(r["outcome"] for r in csv.DictReader(f))
+        want = sorted(sys.argv[3:])
+        if got != want:
+            fail("%s: the tests replayed to %s, not %s" % (sys.argv[2], got, want))
+        print("replayed %d tests to %s" % (len(got), want))
     else:
         fail("unknown check " + cmd)
 

@@ -26,6 +26,9 @@ klee_stats = os.path.join(klee_build, "bin", "klee-stats")
 include = os.path.join(os.environ.get("KLEE_SRC_DIR", "/opt/klee/src"), "include")
 
 config.substitutions.append(("%clang", "clang-14 -g -O0 -Xclang -disable-O0-optnone -emit-llvm -c -I" + include))
+# the test program compiled natively against KLEE's libkleeRuntest: its tests replay on it
+runtest = os.path.join(klee_build, "lib")
+config.substitutions.append(("%cc-runtest", "clang-14 -g -O0 -I%s -L%s -Wl,-rpath,%s -Wl,--no-as-needed -lkleeRuntest" % (include, runtest, runtest)))
 config.substitutions.append(("%klee-stats", klee_stats))
 config.substitutions.append(("%klee", klee + " --plugin=" + plugin))
 config.substitutions.append(("%pspa", pspa))

@@ -55,6 +55,8 @@ pub struct Report<S = Vec<String>> {
 pub enum SetOf {
     Mod(FuncId),
     Ref(FuncId),
+    /// The may-free set.
+    Free(FuncId),
     /// The points-to set of a node.
     PointsTo(Node),
 }
@@ -73,6 +75,7 @@ impl<'a> Labelled<'a, '_> {
         match self.of {
             SetOf::Mod(f) => a.label_refs(&a.modref.modset[f as usize]),
             SetOf::Ref(f) => a.label_refs(&a.modref.refset[f as usize]),
+            SetOf::Free(f) => a.label_refs(&a.modref.freeset[f as usize]),
             SetOf::PointsTo(n) => a.label_refs(&a.solver.points_to(n)),
         }
     }
@@ -200,6 +203,11 @@ impl<'p> Analysis<'p> {
 
     pub fn ref_of(&self, f: FuncId) -> Vec<String> {
         self.set_labels(SetOf::Ref(f))
+    }
+
+    /// The locations of the objects `f` may free.
+    pub fn free_of(&self, f: FuncId) -> Vec<String> {
+        self.set_labels(SetOf::Free(f))
     }
 
     /// The sorted labels of a set.

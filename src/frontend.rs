@@ -1249,7 +1249,9 @@ impl<'m> Front<'m> {
             {
                 for e in effects {
                     let from = match *e {
-                        crate::models::Effect::Mod(k) | crate::models::Effect::ModDeep(k) => {
+                        crate::models::Effect::Mod(k)
+                        | crate::models::Effect::ModDeep(k)
+                        | crate::models::Effect::Free(k) => {
                             k..k + 1
                         }
                         crate::models::Effect::ModFrom(k) => k..args.len(),

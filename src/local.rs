@@ -52,6 +52,8 @@ impl ResLoc {
 pub struct CallResult {
     pub modset: Vec<ResLoc>,
     pub refset: Vec<ResLoc>,
+    /// The locations of the objects the call may free (a subset of `modset`).
+    pub freeset: Vec<ResLoc>,
     /// Empty unless asked for (only skipped calls need it).
     pub post: PostState,
     pub has_post: bool,
@@ -333,6 +335,7 @@ impl<'p> CallAnalysis<'p> {
         CallResult {
             modset: conv(&self.analysis.modref.modset[f]),
             refset: conv(&self.analysis.modref.refset[f]),
+            freeset: conv(&self.analysis.modref.freeset[f]),
             post: if with_post {
                 self.post_state(abs)
             } else {

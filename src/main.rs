@@ -337,6 +337,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 if strip_unique {
                     r.modset = session::strip_unique(&r.modset);
                     r.refset = session::strip_unique(&r.refset);
+                    r.freeset = session::strip_unique(&r.freeset);
                 }
                 reports.push(r);
             }
@@ -392,6 +393,9 @@ fn modref_text(reports: &[session::ModRefReport]) -> String {
         );
         let _ = writeln!(o, "  mod ({}): {}", r.modset.len(), r.modset.join(" "));
         let _ = writeln!(o, "  ref ({}): {}", r.refset.len(), r.refset.join(" "));
+        if !r.freeset.is_empty() {
+            let _ = writeln!(o, "  free ({}): {}", r.freeset.len(), r.freeset.join(" "));
+        }
         for (v, set) in r.points_to.iter().flatten() {
             let _ = writeln!(o, "  {v} -> {}", set.join(" "));
         }

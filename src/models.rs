@@ -24,6 +24,10 @@ pub enum Effect {
     RetStatic,
     /// Writes / reads the objects argument i points to.
     Mod(usize),
+    /// Ends the objects argument i points to (`free`): a write of all their bytes for
+    /// mod/ref, and the call's may-free set (chopping recovers a skipped call before a
+    /// write into an object it may have freed).
+    Free(usize),
     Ref(usize),
     /// Writes / reads the objects of every argument from i on (variadic functions).
     ModFrom(usize),
@@ -122,9 +126,9 @@ const VSSCANF: &[Effect] = &[Ref(0), Ref(1), ModDeep(2)];
 const STAT: &[Effect] = &[Ref(0), Mod(1)];
 const TIME: &[Effect] = &[Mod(0)];
 /// Freeing ends the object: a write, for mod/ref (chopping must not move a free
-/// past a skipped call that frees or reads the same object).
-const FREE: &[Effect] = &[Mod(0)];
-const REALLOC: &[Effect] = &[Realloc(0), Ref(0), Mod(0), ModRet];
+/// past a skipped call that frees or reads the same object), and a free.
+const FREE: &[Effect] = &[Free(0)];
+const REALLOC: &[Effect] = &[Realloc(0), Ref(0), Free(0), ModRet];
 const STRDUP: &[Effect] = &[Alloc, Ref(0), ModRet];
 const CALLOC: &[Effect] = &[Alloc, ModRet];
 const LOCALTIME: &[Effect] = &[RetStatic, Ref(0)];

@@ -15,6 +15,9 @@ pub struct ModRef {
     /// Indexed by function (the last entry is the pseudo-function for unknown code).
     pub modset: Vec<RoaringBitmap>,
     pub refset: Vec<RoaringBitmap>,
+    /// May-free sets: the locations of the objects a function and its callees may free
+    /// (all of an object's fields), a subset of its mod set.
+    pub freeset: Vec<RoaringBitmap>,
     /// Objects whose contents a deep access walked (unknown code, `va_list`s): their
     /// pointers decide what the access reaches, so they count as read.
     pub walked: RoaringBitmap,
@@ -94,6 +97,23 @@ pub fn compute(s: &Solver) -> ModRef {
             *out |= &*locs;
         }
     }
+    let mut direct_free = vec![RoaringBitmap::new(); nf];
+    for f in 0..nf {
+        for &ptr in &s.frees[f] {
+            let acc = Access {
+                ptr,
+                size: None,
+                write: true,
+            };
+            let key = (s.find_ro(ptr), None, true, false);
+            let locs = cache.entry(key).or_insert_with(|| {
+                let mut out = RoaringBitmap::new();
+                access_locs(s, &acc, false, &mut out, &mut walked);
+                out
+            });
+            direct_free[f] |= &*locs;
+        }
+    }
     // Locals of each function.
     let mut locals = vec![RoaringBitmap::new(); nf];
     for (o, ob) in s.objs.iter().enumerate() {
@@ -116,21 +136,25 @@ pub fn compute(s: &Solver) -> ModRef {
     let mut mr = ModRef {
         modset: vec![RoaringBitmap::new(); nf],
         refset: vec![RoaringBitmap::new(); nf],
+        freeset: vec![RoaringBitmap::new(); nf],
         walked,
     };
     // What callers outside a function's component see: without the component's locals,
     // which die before control returns to them.
     let mut out_mod = vec![RoaringBitmap::new(); nf];
     let mut out_ref = vec![RoaringBitmap::new(); nf];
+    let mut out_free = vec![RoaringBitmap::new(); nf];
     // Tarjan yields callees' components before their callers'.
     for (ci, comp) in sccs.iter().enumerate() {
         let mut m = RoaringBitmap::new();
         let mut r = RoaringBitmap::new();
+        let mut fr = RoaringBitmap::new();
         let mut comp_locals = RoaringBitmap::new();
         let mut recursive = comp.len() > 1;
         for &f in comp {
             m |= &direct_mod[f as usize];
             r |= &direct_ref[f as usize];
+            fr |= &direct_free[f as usize];
             comp_locals |= &locals[f as usize];
             for &g in &s.callees[f as usize] {
                 if comp_of[g as usize] == ci {
@@ -138,17 +162,21 @@ pub fn compute(s: &Solver) -> ModRef {
                 } else {
                     m |= &out_mod[g as usize];
                     r |= &out_ref[g as usize];
+                    fr |= &out_free[g as usize];
                 }
             }
         }
-        let (em, er) = (&m - &comp_locals, &r - &comp_locals);
+        let (em, er, ef) = (&m - &comp_locals, &r - &comp_locals, &fr - &comp_locals);
+        debug_assert!(fr.is_subset(&m), "a free is a write");
         for &f in comp {
             // A recursive function keeps its locals: an inner activation may write an
             // outer one's, which outlive the inner call.
             mr.modset[f as usize] = if recursive { m.clone() } else { em.clone() };
             mr.refset[f as usize] = if recursive { r.clone() } else { er.clone() };
+            mr.freeset[f as usize] = if recursive { fr.clone() } else { ef.clone() };
             out_mod[f as usize] = em.clone();
             out_ref[f as usize] = er.clone();
+            out_free[f as usize] = ef.clone();
         }
     }
     mr

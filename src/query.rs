@@ -26,6 +26,8 @@ pub struct Answer {
     /// Sorted.
     modset: Vec<ResLoc>,
     refset: Vec<ResLoc>,
+    /// May-free (sorted): the locations of objects the call may free.
+    freeset: Vec<ResLoc>,
     /// Shared: SPA's answers all hold the whole program's.
     points_to: Arc<ValueSets>,
     /// The call may write through a value that may point anywhere (its mod-set has the
@@ -101,6 +103,7 @@ impl Answer {
             layouts,
             modset: r.modset,
             refset: r.refset,
+            freeset: r.freeset,
             points_to: Arc::new(r.points_to),
             writes_unknown,
             reads_unknown,
@@ -124,6 +127,7 @@ impl Answer {
             layouts: Vec::new(),
             modset: set(&a.modref.modset[f as usize]),
             refset: set(&a.modref.refset[f as usize]),
+            freeset: set(&a.modref.freeset[f as usize]),
             points_to: points_to.unwrap_or_default(),
             writes_unknown: false,
             reads_unknown: false,
@@ -210,6 +214,11 @@ impl Answer {
     /// Whether the call may write bytes `range` (offset, length; None: somewhere) of `o`.
     pub fn may_write(&self, prog: &Program, o: &LiveObject, range: Option<(u64, u64)>) -> bool {
         self.writes_unknown || self.may(prog, &self.modset, o, range)
+    }
+
+    /// Whether the call may free `o` (a write of unknown target may free anything).
+    pub fn may_free(&self, prog: &Program, o: &LiveObject) -> bool {
+        self.writes_unknown || self.may(prog, &self.freeset, o, None)
     }
 
     /// Whether the call may read bytes `range` of `o`.
@@ -313,6 +322,10 @@ impl Answer {
         &self.refset
     }
 
+    pub fn freeset(&self) -> &[ResLoc] {
+        &self.freeset
+    }
+
     /// Heap bytes this answer holds (capacities, not lengths): what a handle costs.
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
@@ -332,6 +345,7 @@ impl Answer {
             + self.layouts.capacity() * size_of::<Option<LayoutId>>()
             + loc(&self.modset)
             + loc(&self.refset)
+            + loc(&self.freeset)
             + self.points_to.vars.capacity() * size_of::<(VarId, u32)>()
             + self.points_to.functions.capacity() * size_of::<crate::facts::FuncId>()
             + self.points_to.sets.capacity() * size_of::<Vec<ResLoc>>()

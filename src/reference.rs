@@ -138,6 +138,8 @@ pub struct RAccess {
     pub size: Option<u64>,
     pub write: bool,
     pub deep: bool,
+    /// A freeing model's argument (`Effect::Free`): in the may-free set too.
+    pub free: bool,
 }
 
 /// Mod/ref sets by function (the last one is unknown code), as `modref::ModRef`.
@@ -145,6 +147,7 @@ pub struct RAccess {
 pub struct RefModRef {
     pub modset: Vec<LocSet>,
     pub refset: Vec<LocSet>,
+    pub freeset: Vec<LocSet>,
     pub walked: BTreeSet<ObjId>,
 }
 
@@ -433,6 +436,7 @@ impl<'p> Reference<'p> {
                         size: a.size,
                         write: a.write,
                         deep: false,
+                        free: false,
                     },
                 );
             }
@@ -741,6 +745,7 @@ impl<'p> Reference<'p> {
                 }
                 // The solver adds these only `if self.accesses[x].is_empty()`: see the
                 // module comment.
+                // Unknown code may also free what escaped (the solver's `frees` of it).
                 self.add_access(
                     x,
                     RAccess {
@@ -748,6 +753,7 @@ impl<'p> Reference<'p> {
                         size: None,
                         write: true,
                         deep: false,
+                        free: true,
                     },
                 );
                 self.add_access(
@@ -757,6 +763,7 @@ impl<'p> Reference<'p> {
                         size: None,
                         write: false,
                         deep: false,
+                        free: false,
                     },
                 );
                 return;
@@ -797,6 +804,7 @@ impl<'p> Reference<'p> {
                                 size: None,
                                 write: true,
                                 deep: false,
+                                free: false,
                             },
                         );
                     }
@@ -812,6 +820,20 @@ impl<'p> Reference<'p> {
                         self.gep(r, a, &Gep::unknown());
                     }
                 }
+                Effect::Free(i) => {
+                    if let Some(a) = arg(i) {
+                        self.add_access(
+                            caller,
+                            RAccess {
+                                ptr: a,
+                                size: None,
+                                write: true,
+                                deep: false,
+                                free: true,
+                            },
+                        );
+                    }
+                }
                 Effect::Mod(i) | Effect::Ref(i) | Effect::ModDeep(i) | Effect::RefDeep(i) => {
                     if let Some(a) = arg(i) {
                         let write = matches!(e, Effect::Mod(_) | Effect::ModDeep(_));
@@ -823,6 +845,7 @@ impl<'p> Reference<'p> {
                                 size: None,
                                 write,
                                 deep,
+                                free: false,
                             },
                         );
                     }
@@ -837,6 +860,7 @@ impl<'p> Reference<'p> {
                                 size: None,
                                 write,
                                 deep: false,
+                                free: false,
                             },
                         );
                     }
@@ -1024,9 +1048,13 @@ impl<'p> Reference<'p> {
         let nf = self.callees.len();
         let mut walked = BTreeSet::new();
         let (mut dmod, mut dref) = (vec![LocSet::new(); nf], vec![LocSet::new(); nf]);
+        let mut dfree = vec![LocSet::new(); nf];
         for f in 0..nf {
             for a in &self.accesses[f] {
                 let locs = self.access_locs(a, &mut walked);
+                if a.free {
+                    dfree[f].extend(locs.iter().copied());
+                }
                 (if a.write { &mut dmod[f] } else { &mut dref[f] }).extend(locs);
             }
         }
@@ -1074,26 +1102,34 @@ impl<'p> Reference<'p> {
         // the component's locals, which die before control returns to them).
         let (mut m_all, mut r_all) = (vec![LocSet::new(); nf], vec![LocSet::new(); nf]);
         let (mut m_out, mut r_out) = (vec![LocSet::new(); nf], vec![LocSet::new(); nf]);
+        let (mut f_all, mut f_out) = (vec![LocSet::new(); nf], vec![LocSet::new(); nf]);
         loop {
             let mut changed = false;
             for f in 0..nf {
-                let (mut m, mut r) = (LocSet::new(), LocSet::new());
+                let (mut m, mut r, mut fr) = (LocSet::new(), LocSet::new(), LocSet::new());
                 for &h in &comp[f] {
                     m.extend(&dmod[h]);
                     r.extend(&dref[h]);
+                    fr.extend(&dfree[h]);
                     for &g in &self.callees[h] {
                         if !comp[f].contains(&(g as usize)) {
                             m.extend(&m_out[g as usize]);
                             r.extend(&r_out[g as usize]);
+                            fr.extend(&f_out[g as usize]);
                         }
                     }
                 }
                 let mo: LocSet = m.difference(&comp_locals[f]).copied().collect();
                 let ro: LocSet = r.difference(&comp_locals[f]).copied().collect();
+                let fo: LocSet = fr.difference(&comp_locals[f]).copied().collect();
                 if mo != m_out[f] || ro != r_out[f] || m != m_all[f] || r != r_all[f] {
                     changed = true;
                 }
+                if fo != f_out[f] || fr != f_all[f] {
+                    changed = true;
+                }
                 (m_all[f], r_all[f], m_out[f], r_out[f]) = (m, r, mo, ro);
+                (f_all[f], f_out[f]) = (fr, fo);
             }
             if !changed {
                 break;
@@ -1113,6 +1149,7 @@ impl<'p> Reference<'p> {
         RefModRef {
             modset: pick(&m_all, &m_out),
             refset: pick(&r_all, &r_out),
+            freeset: pick(&f_all, &f_out),
             walked,
         }
     }

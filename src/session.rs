@@ -33,6 +33,9 @@ pub struct ModRefReport {
     pub modset: Vec<String>,
     #[serde(rename = "ref")]
     pub refset: Vec<String>,
+    /// May-free: locations of the objects the call may free (a subset of `mod`).
+    #[serde(rename = "free")]
+    pub freeset: Vec<String>,
     /// With `Session::points_to`: per dereferenced pointer (`F:%value`, `#N` added when
     /// two share a name), the sorted labels it may point to.
     #[serde(rename = "points-to", skip_serializing_if = "Option::is_none")]
@@ -358,6 +361,7 @@ impl Session {
             function: g.function.clone(),
             modset: CallResult::labels(&self.prog, &abs, &result.modset),
             refset: CallResult::labels(&self.prog, &abs, &result.refset),
+            freeset: CallResult::labels(&self.prog, &abs, &result.freeset),
             points_to: self.points_to.then(|| self.points_to_labels(&abs, &result)),
             stats,
         })

@@ -267,6 +267,7 @@ impl Entry {
             + c.form.args.iter().map(|a| a.len()).sum::<usize>()
             + r.modset.len()
             + r.refset.len()
+            + r.freeset.len()
             + r.demand.len()
             + r.read_fields.len()
             + r.post.edges.len()
@@ -451,8 +452,10 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
     };
     let mut modset: Vec<ResLoc> = r.modset.iter().map(tl).collect();
     let mut refset: Vec<ResLoc> = r.refset.iter().map(tl).collect();
+    let mut freeset: Vec<ResLoc> = r.freeset.iter().map(tl).collect();
     modset.sort();
     refset.sort();
+    freeset.sort();
     let mut post = PostState::default();
     if r.has_post {
         let n = map.len();
@@ -490,6 +493,7 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
     CallResult {
         modset,
         refset,
+        freeset,
         post,
         has_post: r.has_post,
         live_functions: r.live_functions,
@@ -498,5 +502,36 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
         read_fields: r.read_fields.clone(),
         points_to,
         calls_unknown: r.calls_unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reused result names the new state's objects: every set goes through the same
+    /// renaming and comes out sorted (clients binary-search them), static sites untouched.
+    #[test]
+    fn translate_renames_every_set() {
+        let abs_loc = |obj, field| ResLoc::Abs { obj, field };
+        let st = ResLoc::Static {
+            obj: 7,
+            field: None,
+        };
+        let r = CallResult {
+            modset: vec![abs_loc(0, Some(0)), abs_loc(2, Some(1)), st.clone()],
+            refset: vec![abs_loc(1, None)],
+            freeset: vec![abs_loc(0, Some(0)), abs_loc(2, Some(1))],
+            ..Default::default()
+        };
+        // old object i is new object map[i]
+        let map = [2, 0, 1];
+        let t = translate(&r, &map, &AbstractState::default());
+        assert_eq!(
+            t.modset,
+            vec![abs_loc(1, Some(1)), abs_loc(2, Some(0)), st.clone()]
+        );
+        assert_eq!(t.refset, vec![abs_loc(0, None)]);
+        assert_eq!(t.freeset, vec![abs_loc(1, Some(1)), abs_loc(2, Some(0))]);
     }
 }

@@ -5,7 +5,7 @@
 //! Expectation lines in a fixture (`//! ` prefix; labels as `pspa analyze` prints them):
 //!   pts F::v = L...      exact points-to set of a pointer variable (`::g` for globals)
 //!   mem LABEL = L...     exact points-to set of an abstract field
-//!   mod F = L...         exact mod set; also `ref`
+//!   mod F = L...         exact mod set; also `ref`, `free` (may-free)
 //!   mod F >= L...        superset;  `mod F !> L...`: contains none of these
 //!   stat KEY = N         a statistic of the report
 //!   allocator NAME       analyse with --allocator NAME
@@ -65,14 +65,14 @@ fn set_of(a: &Analysis, e: &Expect) -> Result<BTreeSet<String>, String> {
             .cloned()
             .ok_or(format!("no pointer variable {}", e.subject))?,
         "mem" => a.memory().get(&e.subject).cloned().unwrap_or_default(),
-        "mod" | "ref" => {
+        "mod" | "ref" | "free" => {
             let f = a
                 .function(&e.subject)
                 .ok_or(format!("no function {}", e.subject))?;
-            if e.kind == "mod" {
-                a.mod_of(f)
-            } else {
-                a.ref_of(f)
+            match e.kind.as_str() {
+                "mod" => a.mod_of(f),
+                "ref" => a.ref_of(f),
+                _ => a.free_of(f),
             }
         }
         k => return Err(format!("unknown expectation kind {}", k)),
@@ -261,7 +261,8 @@ fixtures!(
     initializers,
     libbody,
     klee,
-    inittables
+    inittables,
+    free
 );
 
 #[test]
@@ -284,6 +285,7 @@ fn every_fixture_is_listed() {
         "libbody",
         "klee",
         "inittables",
+        "free",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();

@@ -69,6 +69,7 @@ struct Facts {
     callees: BTreeMap<FuncId, BTreeSet<FuncId>>,
     modset: BTreeMap<FuncId, KeySet>,
     refset: BTreeMap<FuncId, KeySet>,
+    freeset: BTreeMap<FuncId, KeySet>,
     walked: BTreeSet<ObjKey>,
     escaped: usize,
 }
@@ -161,6 +162,7 @@ fn solver_facts(prog: &Program, s: &Solver, mr: &ModRef) -> Facts {
         callees: nonempty((0..nf).map(|f| (f as FuncId, s.callees[f].iter().copied().collect()))),
         modset: nonempty((0..nf).map(|f| (f as FuncId, mr.modset[f].iter().map(key).collect()))),
         refset: nonempty((0..nf).map(|f| (f as FuncId, mr.refset[f].iter().map(key).collect()))),
+        freeset: nonempty((0..nf).map(|f| (f as FuncId, mr.freeset[f].iter().map(key).collect()))),
         walked: mr
             .walked
             .iter()
@@ -209,6 +211,7 @@ fn ref_facts(prog: &Program, r: &Reference, mr: &RefModRef) -> Facts {
         callees: nonempty((0..nf).map(|f| (f as FuncId, r.callees[f].clone()))),
         modset: nonempty((0..nf).map(|f| (f as FuncId, keys(&mr.modset[f])))),
         refset: nonempty((0..nf).map(|f| (f as FuncId, keys(&mr.refset[f])))),
+        freeset: nonempty((0..nf).map(|f| (f as FuncId, keys(&mr.freeset[f])))),
         walked: mr.walked.iter().map(|&o| obj_key(o)).collect(),
         escaped: r.escaped.len(),
     }
@@ -309,6 +312,14 @@ fn differences(prog: &Program, opt: &Facts, naive: &Facts) -> Vec<String> {
             show(y)
         ))
     });
+    cmp_maps(&opt.freeset, &naive.freeset, |f, x, y| {
+        out.push(format!(
+            "free {}: solver [{}] reference [{}]",
+            fname(f),
+            show(x),
+            show(y)
+        ))
+    });
     if opt.walked != naive.walked {
         out.push(format!(
             "walked: solver {:?} reference {:?}",
@@ -375,6 +386,7 @@ fn missing(prog: &Program, small: &Facts, big: &Facts) -> Vec<String> {
         for (sets, bsets, what) in [
             (&small.modset, &big.modset, "mod"),
             (&small.refset, &big.refset, "ref"),
+            (&small.freeset, &big.freeset, "free"),
         ] {
             for (f, s) in sets {
                 let lack: Vec<Key> = cset(s)

@@ -166,6 +166,7 @@ fn permuted_ids_and_order_are_reused_with_translated_results() {
     let fb = fresh(&b);
     assert_eq!(rb.modset, fb.modset);
     assert_eq!(rb.refset, fb.refset);
+    assert_eq!(rb.freeset, fb.freeset);
     // And it is the first result with ids renamed.
     assert_eq!(rename(&ra.modset, &perm), rb.modset);
     // The same for every dereferenced pointer's set. table_insert dereferences `t`
@@ -250,7 +251,11 @@ fn non_isomorphic_states_are_not_reused() {
         let r = analyze(&mut s, &m);
         assert!(!r.stats.reused, "{name}: reused a non-isomorphic state");
         let f = fresh(&m);
-        assert_eq!((r.modset, r.refset), (f.modset, f.refset), "{name}");
+        assert_eq!(
+            (r.modset, r.refset, r.freeset),
+            (f.modset, f.refset, f.freeset),
+            "{name}"
+        );
     }
 }
 
@@ -336,6 +341,7 @@ proptest! {
         let (rb, fb) = after_and_fresh(&a, &b);
         prop_assert_eq!(&rb.modset, &fb.modset);
         prop_assert_eq!(&rb.refset, &fb.refset);
+        prop_assert_eq!(&rb.freeset, &fb.freeset);
         prop_assert_eq!(&rb.points_to, &fb.points_to);
         prop_assert!(!rb.points_to.as_ref().unwrap().is_empty());
         prop_assert!(rb.stats.reused);
@@ -350,6 +356,7 @@ proptest! {
         let (rb, fb) = after_and_fresh(&a, &b);
         prop_assert_eq!(&rb.modset, &fb.modset);
         prop_assert_eq!(&rb.refset, &fb.refset);
+        prop_assert_eq!(&rb.freeset, &fb.freeset);
         prop_assert_eq!(&rb.points_to, &fb.points_to);
     }
 }

@@ -187,6 +187,8 @@ pub mod ffi {
             len: u64,
             offset_known: bool,
         ) -> bool;
+        /// Whether the call may free `o`. True when the call failed.
+        fn answer_may_free(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi) -> bool;
         /// Whether the pointer `value` (`llvm::Value*`), dereferenced by the call, may
         /// point into `o`: 0 no, 1 may, 2 not known (resolve as KLEE would).
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
@@ -559,6 +561,7 @@ fn analyze(
             function: g.function.clone(),
             modset: CallResult::labels(&session.prog, &abs, &result.modset),
             refset: CallResult::labels(&session.prog, &abs, &result.refset),
+            freeset: CallResult::labels(&session.prog, &abs, &result.freeset),
             points_to: session
                 .points_to
                 .then(|| session.points_to_labels(&abs, &result)),
@@ -670,6 +673,10 @@ fn answer_may_read(
     query(e, a, o, true, |ans, prog, lo| {
         ans.may_read(prog, lo, offset_known.then_some((offset, len)))
     })
+}
+
+fn answer_may_free(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi) -> bool {
+    query(e, a, o, true, |ans, prog, lo| ans.may_free(prog, lo))
 }
 
 fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveObjectFfi) -> u8 {

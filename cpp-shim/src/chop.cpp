@@ -263,6 +263,14 @@ bool ChopClient::mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64
   return pspa::answer_may_write(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew), off, bytes, known);
 }
 
+bool ChopClient::mayFree(Snapshot &s, const klee::MemoryObject *mo) {
+  if (!mayWrite(s, mo, 0, 0, false)) // analyses the call first; a free is a write
+    return false;
+  if (!s.answer || !pspa::answer_ok(**s.answer))
+    return true;
+  return pspa::answer_may_free(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew));
+}
+
 bool ChopClient::conflicts(Snapshot &s) {
   if (!s.answer || !pspa::answer_ok(**s.answer))
     return true;
@@ -304,7 +312,13 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
       continue; // allocated after the skip: the call never saw it
     if (isWrite) {
       if (ce) {
-        continue; // marked below
+        // A write into an object the call may have freed: in program order a use after
+        // free, which only the recovery's free reveals. Else marked below.
+        if (!mayFree(*q.snap, mo))
+          continue;
+        ++freeWriteRecoveries;
+        recover(state, p, i, ki);
+        return true;
       }
       // A write at a symbolic offset: which bytes it overwrites is not known, so the
       // call's bytes are brought in first.
@@ -542,8 +556,9 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
     const klee::MemoryObject *mo = it->first;
     if (r.addressSpace.findObject(mo) || !t.addressSpace.findObject(mo))
       continue;
-    // The path wrote it after the skip: in program order, a write after the free (a
-    // write does not recover a pending call, a read or a free does).
+    // The path wrote it after the skip: in program order, a write after the free. A
+    // write into an object in the call's may-free set recovers the call first, so this
+    // counts what the may-free set missed (expected 0).
     if (self && self->newer.count(mo) && writesAfterFree++ == 0)
       klee::klee_warning("pspa chop: the path wrote an object that the skipped %s frees, after the call "
                          "(a use after free KLEE alone reports; further cases only counted)",
@@ -725,6 +740,7 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
                << ", skipped calls whose result is used = " << resultUsed
                << ", whole-program mod sets (the call reads what an older pending skip may write) = " << wholeProgramFallbacks
                << ", recovered before an external call = " << externalRecoveries
+               << ", recovered before a write into an object it may free = " << freeWriteRecoveries
                << ", writes after a skipped free = " << writesAfterFree
                << ", recovery paths run on from the snapshot (allocation clash, double free, external call) = "
                << fallbacks << "\n";

@@ -244,6 +244,8 @@ private:
     std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
   };
   bool mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
+  /// Whether the skipped call may have freed `mo` (its may-free set; a subset of mod).
+  bool mayFree(Snapshot &s, const klee::MemoryObject *mo);
   /// Whether the call of `s` may read what an older pending skip may write.
   bool conflicts(Snapshot &s);
   void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki,
@@ -276,7 +278,7 @@ private:
   std::map<std::string, FunctionStats> stats;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 wholeProgramFallbacks = 0, fallbacks = 0, externalRecoveries = 0,
-                writesAfterFree = 0, triggeredRecoveries = 0, spuriousRecoveries = 0;
+                writesAfterFree = 0, freeWriteRecoveries = 0, triggeredRecoveries = 0, spuriousRecoveries = 0;
 };
 
 } // namespace pspa_plugin

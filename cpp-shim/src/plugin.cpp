@@ -439,13 +439,6 @@ public:
 
   bool beforeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                   std::vector<klee::ref<klee::Expr>> &arguments) override {
-    std::vector<CheckedCall> *inside = nullptr;
-    if (active && PspaCheck) {
-      // A frame about to be pushed at depth stack.size() + 1: calls that ran there returned.
-      inside = returnedFrom(state, state.stack.size());
-      if (inside && f && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
-        ++check.externalCalls;
-    }
     bool body = active && f && !f->isDeclaration() && !f->isIntrinsic();
     if (wit && body && wit->atPoint(state, f)) {
       KleeStateView view(*this, state, f, arguments);
@@ -455,6 +448,13 @@ public:
     // held call (declared, waiting for a recovery) runs again later.
     if (chop && active && f && !f->isIntrinsic() && chop->beforeCall(state, ki, f, arguments))
       return true;
+    // After chopping's decision: a held call comes back here and is counted when it runs.
+    if (active && PspaCheck) {
+      // A frame about to be pushed at depth stack.size() + 1: calls that ran there returned.
+      std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
+      if (inside && f && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
+        ++check.externalCalls;
+    }
     bool wanted = body && (PspaAnalyzeAll || chosen.count(f->getName().str()));
     pspa_plugin::Answer answer;
     std::uint64_t firstNew = 0;

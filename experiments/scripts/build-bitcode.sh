@@ -5,6 +5,11 @@
 # program's build; configure under wllvm takes minutes, so it runs once (stamp files) and
 # is never redone. OUT: the linked module KLEE runs (driver + library, or the program).
 # Compiled with wllvm + clang-14, -g -O0 -Xclang -disable-O0-optnone, as the paper's setup.
+# Driver variants (table5's small inputs) share the library's build:
+#   DRIVER_DEFS="-DN=6"  preprocessor flags for the driver only
+#   NATIVE=PATH          also link the driver natively against the library's archive (wllvm
+#                        builds native objects too) and KLEE's libkleeRuntest ($KLEE_LIB), so
+#                        that KLEE's tests replay on the program itself (KTEST_FILE=...).
 set -euo pipefail
 prog="$1" src="$2" build="$3" out="$4"
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,6 +21,10 @@ cflags=($CFLAGS)
 mkdir -p "$build" "$(dirname "$out")"
 build=$(cd "$build" && pwd)
 out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
+# variants of one program build in the same directory: one at a time
+exec 9>"$build/.lock"
+flock 9
+defs_driver=(${DRIVER_DEFS:-})
 rm -f "$out"
 log="$build/build.log"
 step() { echo "build-bitcode $prog: $*"; }
@@ -35,8 +44,14 @@ configure_once() {
 link_driver() {
   local archive="$1"; shift
   (cd "$build" && extract-bc -b -o "$build/lib.bc" "$archive") >>"$log" 2>&1
-  clang-14 "${cflags[@]}" -emit-llvm -c "$@" -o "$build/driver.bc"
+  clang-14 "${cflags[@]}" "${defs_driver[@]}" -emit-llvm -c "$@" -o "$build/driver.bc"
   llvm-link-14 "$build/driver.bc" "$build/lib.bc" -o "$out"
+  if [ -n "${NATIVE:-}" ]; then
+    [ -n "${KLEE_LIB:-}" ] || { echo "build-bitcode: NATIVE needs KLEE_LIB (libkleeRuntest's directory)" >&2; exit 2; }
+    mkdir -p "$(dirname "$NATIVE")"
+    clang-14 -g -O0 "${defs_driver[@]}" "$@" "$archive" -L"$KLEE_LIB" -Wl,-rpath,"$KLEE_LIB" -lkleeRuntest -lm \
+      -o "$NATIVE"
+  fi
 }
 
 # a program's module + drivers/compat.c (glibc functions uclibc lacks), linked into OUT

@@ -140,6 +140,9 @@ pub struct Solver<'p> {
     pub callees: Vec<Vec<FuncId>>,
     /// Memory accesses per function (program's plus model effects), for mod/ref.
     pub accesses: Vec<Vec<(Access, bool)>>,
+    /// Pointers each function passes to a freeing model (`Effect::Free`; unknown code:
+    /// everything escaped), for the may-free sets. Their writes are in `accesses` too.
+    pub frees: Vec<Vec<Node>>,
     /// The node standing for everything that escaped into unknown code.
     pub ext: Node,
     /// Unknown code's read and write of everything escaped are in its accesses.
@@ -211,6 +214,7 @@ impl<'p> Solver<'p> {
             live: vec![false; nf],
             callees: vec![Vec::new(); nf + 1],
             accesses: vec![Vec::new(); nf + 1],
+            frees: vec![Vec::new(); nf + 1],
             ext: 0,
             ext_accesses: false,
             escaped: Vec::new(),

@@ -83,6 +83,8 @@ impl<'p> Solver<'p> {
                         },
                         false,
                     ));
+                    // Unknown code may free what escaped to it (a library's destroy call).
+                    self.frees[x as usize].push(ext);
                 }
                 return;
             }
@@ -127,6 +129,19 @@ impl<'p> Solver<'p> {
                     if let (Some(r), Some(a)) = (call.ret, arg(i)) {
                         let g = self.intern_gep(Gep::unknown());
                         self.add_complex(a, Cx::Gep { dst: r, gep: g });
+                    }
+                }
+                Effect::Free(i) => {
+                    if let Some(a) = arg(i) {
+                        self.accesses[caller].push((
+                            Access {
+                                ptr: a,
+                                size: None,
+                                write: true,
+                            },
+                            false,
+                        ));
+                        self.frees[caller].push(a);
                     }
                 }
                 Effect::Mod(i) | Effect::Ref(i) | Effect::ModDeep(i) | Effect::RefDeep(i) => {
