@@ -81,6 +81,14 @@ void mark(std::vector<bool> &bytes, std::size_t size, std::uint64_t off, std::ui
     bytes[i] = true;
 }
 
+/// Bytes [off, off + n) of an object of `size` bytes hold the write of call `seq`.
+void markBy(std::vector<unsigned> &bytes, std::size_t size, std::uint64_t off, std::uint64_t n, unsigned seq) {
+  if (bytes.size() < size)
+    bytes.resize(size, 0);
+  for (std::uint64_t i = off; i < off + n && i < size; ++i)
+    bytes[i] = seq;
+}
+
 bool allMarked(const std::vector<bool> *bytes, std::uint64_t off, std::uint64_t n) {
   if (!bytes)
     return false;
@@ -344,9 +352,9 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
         mark(q.newer[mo], mo->size, off, bytes);
     if (p.recovery && mo->id < p.recovery->snap->firstNew) {
       if (ce)
-        mark(p.wrote[mo], mo->size, off, bytes);
+        markBy(p.wrote[mo], mo->size, off, bytes, p.recovery->snap->seq);
       else
-        mark(p.wrote[mo], mo->size, 0, mo->size);
+        markBy(p.wrote[mo], mo->size, 0, mo->size, p.recovery->snap->seq);
     }
   }
   return false;
@@ -495,7 +503,7 @@ void ChopClient::complete(klee::ExecutionState &r, PathState &rp) {
     bool wrote = !r.addressSpace.findObject(mo);
     auto w = rp.wrote.find(mo);
     for (std::size_t i = 0; !wrote && w != rp.wrote.end() && i < w->second.size(); ++i)
-      wrote = w->second[i] && (!rec->known || (i >= rec->off && i < rec->off + std::max(1u, rec->bytes)));
+      wrote = w->second[i] != 0 && (!rec->known || (i >= rec->off && i < rec->off + std::max(1u, rec->bytes)));
     if (!wrote)
       ++spuriousRecoveries;
   }
@@ -532,18 +540,21 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
     }
     klee::ObjectState *w = t.addressSpace.getWriteable(mo, to);
     for (std::size_t i = 0; i < wrote.size() && i < mo->size; ++i) {
-      if (!wrote[i] || (newer && i < newer->size() && (*newer)[i]))
+      unsigned by = wrote[i];
+      if (!by || (newer && i < newer->size() && (*newer)[i]))
         continue;
       w->write(i, ro->read8(i));
-      // Newer than every older pending skip of the path (not than the younger ones).
+      // Newer than the path's pending skips older than the call that wrote it (the
+      // recovered call, or an older one recovered inside it), not than the younger ones:
+      // a pending skip between a nested call and this one writes after the nested call.
       for (Pending &q : tp.pending) {
-        if (q.snap->seq >= snap.seq)
+        if (q.snap->seq >= by)
           break;
         if (mo->id < q.snap->firstNew)
           mark(q.newer[mo], mo->size, i, 1);
       }
       if (tp.recovery && mo->id < tp.recovery->snap->firstNew)
-        mark(tp.wrote[mo], mo->size, i, 1);
+        markBy(tp.wrote[mo], mo->size, i, 1, by);
     }
   }
   // Objects the call allocated and did not free; objects it freed.

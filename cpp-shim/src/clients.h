@@ -232,9 +232,11 @@ private:
   struct PathState {
     std::vector<Pending> pending; // oldest first
     std::shared_ptr<Recovery> recovery; // set in a recovery state
-    /// A recovery state: the bytes its call wrote (objects of its snapshot), and the
-    /// older skips recovered inside it.
-    std::map<const klee::MemoryObject *, std::vector<bool>> wrote;
+    /// A recovery state: the bytes its call wrote (objects of its snapshot), each with the
+    /// seq of the call whose write it holds (0: not written): the call's own, or an older
+    /// skip's recovered inside it, which is older than the path's pending skips between
+    /// the two; and the older skips recovered inside it.
+    std::map<const klee::MemoryObject *, std::vector<unsigned>> wrote;
     std::set<unsigned> nested;
     bool runCall = false; // a recovery state about to run its call
     bool dead = false;    // its recoveries all ended in errors
