@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Run KLEE until it reports an error at each of some source locations (Table 4: the time
+to reach a CVE's vulnerable location), or until a time limit: the role of Chopper's
+`--error-location`, which KLEE 3.2 lacks.
+
+  until-error.py --locations F:L[,F:L...] --timeout S --output-dir DIR --log LOG --result OUT.json -- KLEE...
+
+Every half second the output directory's *.err files are read (the innermost stack frame
+outside the C library);
+an error's time is its file's modification time from KLEE's start. Once every location
+has one, or at the limit, KLEE is interrupted (SIGINT: it halts, writes its statistics and
+`KLEE: done:` lines). OUT.json: {"locations": {F:L: seconds or null}, "wall": seconds,
+"all_found": bool}.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+
+FRAME = re.compile(r"^\s*#\d+ in .* at (\S+):(\d+)$")
+
+
+def location(path):
+    """Where an error happened in the program: the innermost stack frame outside the C
+    library (an overflow inside uclibc's memcpy is the caller's line, as Chopper's
+    `--inline=memcpy` made it)."""
+    for line in open(path, errors="replace"):
+        m = FRAME.match(line.rstrip())
+        if m and not m.group(1).startswith(("libc/", "src/runtime/")):
+            return f"{os.path.basename(m.group(1))}:{m.group(2)}"
+    return None
+
+
+def found(out_dir, start, seen):
+    for path in glob.glob(os.path.join(out_dir, "*.err")):
+        loc = location(path)
+        if loc in seen and seen[loc] is None:
+            seen[loc] = round(os.path.getmtime(path) - start, 2)
+
+
+def main():
+    ap = argparse.ArgumentParser(usage=__doc__)
+    ap.add_argument("--locations", required=True)
+    ap.add_argument("--timeout", type=float, required=True)
+    ap.add_argument("--output-dir", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--result", required=True)
+    ap.add_argument("klee", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.klee[1:] if a.klee[:1] == ["--"] else a.klee
+    seen = {loc: None for loc in a.locations.split(",")}
+    start = time.time()
+    with open(a.log, "w") as log:
+        p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        while p.poll() is None:
+            time.sleep(0.5)
+            found(a.output_dir, start, seen)
+            if all(v is not None for v in seen.values()) or time.time() - start > a.timeout:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+                break
+    found(a.output_dir, start, seen)
+    wall = round(time.time() - start, 2)
+    json.dump({"locations": seen, "wall": wall, "all_found": all(v is not None for v in seen.values())},
+              open(a.result, "w"), indent=1)
+    if p.returncode not in (0, -signal.SIGINT, 1) and not os.path.exists(os.path.join(a.output_dir, "info")):
+        sys.exit(f"until-error: KLEE failed ({p.returncode}), see {a.log}")
+
+
+if __name__ == "__main__":
+    main()
