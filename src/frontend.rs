@@ -260,6 +260,15 @@ struct Front<'m> {
 }
 
 impl<'m> Front<'m> {
+    /// An untyped allocation's result merged by phi or select `merge` (`hook ? hook(n) :
+    /// malloc(n)`, libosip's `osip_malloc`, is a phi at -O0): the merge's first cast
+    /// types it too. With several, the first incoming allocation is the one kept.
+    unsafe fn through_merge(&mut self, merge: LLVMValueRef, v: LLVMValueRef) {
+        if let Some(&h) = self.untyped_heap.get(&v) {
+            self.untyped_heap.entry(merge).or_insert(h);
+        }
+    }
+
     fn new(m: &'m Module, opts: &'m FrontOptions) -> Front<'m> {
         let td = unsafe { LLVMGetModuleDataLayout(m.module) };
         let ptr_bits = unsafe { LLVMPointerSize(td) } * 8;
@@ -994,8 +1003,9 @@ impl<'m> Front<'m> {
             LLVMBitCast | LLVMAddrSpaceCast => {
                 let src = LLVMGetOperand(i, 0);
                 if let Some(&h) = self.untyped_heap.get(&src) {
-                    // Section 5: the first cast of an allocation's result gives its type.
-                    self.untyped_heap.remove(&src);
+                    // Section 5: the first cast of an allocation's result gives its type
+                    // (the result itself, or a phi or select it flows into).
+                    self.untyped_heap.retain(|_, o| *o != h);
                     if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
                         let l = self.layout(LLVMGetElementType(ty));
                         self.prog.objects[h as usize].layout = l;
@@ -1043,7 +1053,9 @@ impl<'m> Front<'m> {
                 if ptrish {
                     let d = self.def_var(i);
                     for k in 0..LLVMCountIncoming(i) {
-                        let s = self.var(LLVMGetIncomingValue(i, k));
+                        let v = LLVMGetIncomingValue(i, k);
+                        self.through_merge(i, v);
+                        let s = self.var(v);
                         self.copy(d, s);
                     }
                 }
@@ -1052,7 +1064,9 @@ impl<'m> Front<'m> {
                 if ptrish {
                     let d = self.def_var(i);
                     for k in 1..3 {
-                        let s = self.var(LLVMGetOperand(i, k));
+                        let v = LLVMGetOperand(i, k);
+                        self.through_merge(i, v);
+                        let s = self.var(v);
                         self.copy(d, s);
                     }
                 }

@@ -262,7 +262,8 @@ fixtures!(
     libbody,
     klee,
     inittables,
-    free
+    free,
+    hooks
 );
 
 #[test]
@@ -286,6 +287,7 @@ fn every_fixture_is_listed() {
         "klee",
         "inittables",
         "free",
+        "hooks",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();

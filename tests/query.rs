@@ -427,3 +427,57 @@ fn objects_klee_made_are_touched_only_as_themselves_or_through_library_storage()
     // The table_insert answer allocates (heap sites in its sets), which may be a
     // library's storage: KLEE's objects stay "may" there (live_objects_map_to_their_nodes).
 }
+
+/// May-free sets on a state of tests/fixtures/free.c: holder h (id 1, `heap:main:22`)
+/// with h->p = an int (id 2, `heap:main:23`) and h->list = a node (id 3, `heap:main:24`)
+/// whose next is null. `release(h)` frees h->p: the int, not the holder (read only) nor the
+/// node. `clear(h)` frees the list through drop_list (the node) and writes h->list: the
+/// holder is written, not freed, and the int is untouched. Asked again on the same state
+/// with renamed ids, the summary is reused and answers the same of the renamed objects.
+#[test]
+fn may_free_names_what_a_call_frees_and_nothing_it_only_writes() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let module = root.join("tests/fixtures/free.c");
+    let mut s = Session::open(&module, &Default::default()).unwrap();
+    let mut ask = |function: &str, base: u64| {
+        let obj = |i: u64| base + i;
+        let v = serde_json::json!({"schema": "pspa.snapshot/1", "module": module.display().to_string(),
+            "call": {"function": function, "args": [{"targets": [{"object": obj(1), "offset": 0}]}]},
+            "globals": {},
+            "objects": [
+                {"id": obj(1), "site": "heap:main:22", "size": 16, "type": "struct.holder",
+                 "pointers": [{"offset": 0, "targets": [{"object": obj(2), "offset": 0}]},
+                              {"offset": 8, "targets": [{"object": obj(3), "offset": 0}]}]},
+                {"id": obj(2), "site": "heap:main:23", "size": 4, "type": "i32", "pointers": []},
+                {"id": obj(3), "site": "heap:main:24", "size": 16, "type": "struct.node",
+                 "pointers": [{"offset": 8, "targets": [{"null": true}]}]}]});
+        let snap = LoadedSnapshot::new(
+            PathBuf::from("generated.json"),
+            serde_json::from_value(v).unwrap(),
+            module.clone(),
+        )
+        .unwrap();
+        let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+        let (abs, result, stats) = s.analyze_graph(&g, None, false).unwrap();
+        let a = Answer::new(&abs, result);
+        let live = |i: u64, site: &str| LiveObject {
+            id: obj(i),
+            site: s.prog.object_by_label(site),
+            existed: true,
+        };
+        let (h, int, node) = (
+            live(1, "heap:main:22"),
+            live(2, "heap:main:23"),
+            live(3, "heap:main:24"),
+        );
+        let p = &s.prog;
+        (
+            [a.may_free(p, &h), a.may_free(p, &int), a.may_free(p, &node)],
+            a.may_write(p, &h, None),
+            stats.reused,
+        )
+    };
+    assert_eq!(ask("release", 0), ([false, true, false], false, false));
+    assert_eq!(ask("clear", 0), ([false, false, true], true, false));
+    assert_eq!(ask("clear", 500), ([false, false, true], true, true));
+}
