@@ -5,7 +5,9 @@ which hands klee_make_symbolic the test's bytes).
   ktest-replay.py NATIVE KLEE_DIR OUT.csv
 
 OUT.csv: one row per test: the test, its outcome (`exit N`, `signal NAME` or `timeout`),
-and the error KLEE reported for it, if any (`file:line: kind`, from testNNNNNN.*.err).
+the error KLEE reported for it, if any (`file:line: kind`, from testNNNNNN.*.err), and
+whether its path was cut short (`early`: KLEE's testNNNNNN.early, a path the run's time or
+memory limit ended, whose input may not even reach the program's klee_make_symbolic).
 """
 import csv
 import glob
@@ -49,9 +51,11 @@ def main():
     tests = sorted(glob.glob(os.path.join(kdir, "*.ktest")))
     with open(out + ".tmp", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["test", "outcome", "klee error"])
+        w.writerow(["test", "outcome", "klee error", "early"])
         for t in tests:
-            w.writerow([os.path.basename(t), outcome(os.path.abspath(native), t), klee_error(t)])
+            early = os.path.exists(t[: -len(".ktest")] + ".early")
+            w.writerow([os.path.basename(t), outcome(os.path.abspath(native), t), klee_error(t),
+                        "yes" if early else ""])
     os.replace(out + ".tmp", out)
 
 

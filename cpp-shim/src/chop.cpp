@@ -57,6 +57,12 @@ cl::opt<ChopSearch> PspaChopSearcher(
                clEnumValN(ChopSearch::Off, "off", "KLEE's searcher alone")),
     cl::init(ChopSearch::On), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaChopReplay(
+    "pspa-chop-replay",
+    cl::desc("With --skip-functions: a recovery whose snapshot predates calls the path has recovered since "
+             "replays their recorded effects instead of running them again inside it (default on)"),
+    cl::init(true), cl::cat(klee::MiscCat));
+
 klee::Statistic statSnapshots("ChopSnapshots", "ChSnap");
 klee::Statistic statRecoveries("ChopRecoveries", "ChRec");
 } // namespace
@@ -98,6 +104,22 @@ bool allMarked(const std::vector<bool> *bytes, std::uint64_t off, std::uint64_t 
   return true;
 }
 } // namespace
+
+/// What a recovered call did on one path: the bytes its recovery wrote (each with the call
+/// whose write it holds: the call, or an older one recovered inside it), the objects it
+/// allocated and those it freed.
+struct ChopClient::Effect {
+  unsigned seq = 0;          // the recovered call
+  std::set<unsigned> covers; // it and the calls recovered inside it
+  struct Byte {
+    unsigned at;
+    klee::ref<klee::Expr> value;
+    unsigned by;
+  };
+  std::vector<std::pair<klee::ref<const klee::MemoryObject>, std::vector<Byte>>> wrote;
+  std::vector<std::pair<klee::ref<const klee::MemoryObject>, klee::ref<klee::ObjectState>>> allocated;
+  std::vector<klee::ref<const klee::MemoryObject>> freed;
+};
 
 /// Pauses states (a path waiting for a recovery) and, if asked, runs recovery states first.
 class ChopSearcher : public klee::Searcher {
@@ -425,6 +447,10 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   r->pc = r->prevPC; // the call instruction
   PathState rp;
   rp.pending = snap->before;
+  if (PspaChopReplay) {
+    rp.effects = p.effects; // for the calls recovered inside this recovery
+    replayEffects(p, *snap, *r, rp);
+  }
   rp.runCall = true;
   rp.recovery = std::make_shared<Recovery>();
   rp.recovery->dependent = &state;
@@ -594,7 +620,92 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
     for (const Pending &q : tp.pending)
       if (done(q))
         tp.nested.insert(q.snap->seq);
+  // What the call did on this path, for the younger pending calls' recoveries: their
+  // snapshots predate it, and running it again inside each of them is what made nested
+  // recoveries grow with the number of pending calls.
+  if (!PspaChopReplay) {
+    tp.pending.erase(std::remove_if(tp.pending.begin(), tp.pending.end(), done), tp.pending.end());
+    return;
+  }
+  auto e = std::make_shared<Effect>();
+  e->seq = snap.seq;
+  e->covers = rp.nested;
+  e->covers.insert(snap.seq);
+  for (auto &[mo, wrote] : rp.wrote) {
+    const klee::ObjectState *ro = r.addressSpace.findObject(mo);
+    if (!ro)
+      continue;
+    std::vector<Effect::Byte> bytes;
+    for (unsigned i = 0; i < wrote.size() && i < mo->size; ++i)
+      if (wrote[i])
+        bytes.push_back({i, ro->read8(i), wrote[i]});
+    if (!bytes.empty())
+      e->wrote.emplace_back(mo, std::move(bytes));
+  }
+  for (auto it = r.addressSpace.objects.begin(); it != r.addressSpace.objects.end(); ++it)
+    if (it->first->id >= snap.firstNew && !it->first->isLocal)
+      e->allocated.emplace_back(it->first, new klee::ObjectState(*it->second.get()));
+  for (auto it = snap.state->addressSpace.objects.begin(); it != snap.state->addressSpace.objects.end(); ++it)
+    if (!r.addressSpace.findObject(it->first))
+      e->freed.emplace_back(it->first);
   tp.pending.erase(std::remove_if(tp.pending.begin(), tp.pending.end(), done), tp.pending.end());
+  for (unsigned s : e->covers)
+    tp.effects[s] = e;
+  // Kept while a pending call's snapshot predates the call (it was pending then).
+  std::set<unsigned> needed;
+  for (const Pending &q : tp.pending)
+    for (const Pending &b : q.snap->before)
+      needed.insert(b.snap->seq);
+  for (auto it = tp.effects.begin(); it != tp.effects.end();)
+    it = needed.count(it->first) ? std::next(it) : tp.effects.erase(it);
+}
+
+void ChopClient::replayEffects(const PathState &p, const Snapshot &snap, klee::ExecutionState &r, PathState &rp) {
+  // The writer of each byte replayed so far: a call's byte never replaces a younger one's.
+  std::map<const klee::MemoryObject *, std::vector<unsigned>> by;
+  for (const Pending &b : snap.before) {
+    auto it = p.effects.find(b.snap->seq);
+    // At the call's own place among the older calls, never for a call recovered inside a
+    // younger one (that effect holds the younger call's bytes too); and not for a call
+    // whose result is pending, whose watch the recovery keeps.
+    if (b.result || it == p.effects.end() || it->second->seq != b.snap->seq)
+      continue;
+    const Effect &e = *it->second;
+    for (const auto &[mref, bytes] : e.wrote) {
+      const klee::MemoryObject *mo = mref.get();
+      const klee::ObjectState *os = r.addressSpace.findObject(mo);
+      if (!os)
+        continue;
+      // Written by the path after the call and before this snapshot: the snapshot's bytes.
+      auto nb = b.newer.find(mo);
+      const std::vector<bool> *newer = nb == b.newer.end() ? nullptr : &nb->second;
+      std::vector<unsigned> &seen = by[mo];
+      seen.resize(mo->size, 0);
+      klee::ObjectState *w = r.addressSpace.getWriteable(mo, os);
+      for (const Effect::Byte &x : bytes) {
+        if ((newer && x.at < newer->size() && (*newer)[x.at]) || x.at >= mo->size || seen[x.at] > x.by)
+          continue;
+        w->write(x.at, x.value);
+        seen[x.at] = x.by;
+        for (Pending &q : rp.pending) {
+          if (q.snap->seq >= x.by)
+            break;
+          if (mo->id < q.snap->firstNew)
+            mark(q.newer[mo], mo->size, x.at, 1);
+        }
+      }
+    }
+    for (const auto &[mo, os] : e.allocated)
+      if (!r.addressSpace.findObject(mo.get()))
+        r.addressSpace.bindObject(mo.get(), new klee::ObjectState(*os.get()));
+    for (const auto &mo : e.freed)
+      if (r.addressSpace.findObject(mo.get()))
+        r.addressSpace.unbindObject(mo.get());
+    ++replayedEffects;
+    rp.pending.erase(std::remove_if(rp.pending.begin(), rp.pending.end(),
+                                    [&](const Pending &q) { return !q.result && e.covers.count(q.snap->seq); }),
+                     rp.pending.end());
+  }
 }
 
 void ChopClient::afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) {
@@ -755,6 +866,8 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
                << ", writes after a skipped free = " << writesAfterFree
                << ", recovery paths run on from the snapshot (allocation clash, double free, external call) = "
                << fallbacks << "\n";
+  llvm::errs() << "KLEE: done: pspa chop: recovered calls replayed into younger recoveries instead of run again = "
+               << replayedEffects << "\n";
   llvm::errs() << "KLEE: done: pspa chop: recoveries waited for by a load or a free = " << triggeredRecoveries
                << ", of which the call wrote none of those bytes (spurious) = " << spuriousRecoveries << "\n";
   auto out = handler.openOutputFile("chop.csv");

@@ -229,8 +229,14 @@ private:
     bool known = false;
     bool judged = false; // whether the call turned out to write the trigger, counted once
   };
+  /// What a recovered call did on one path (chop.cpp): replayed into a younger call's
+  /// recovery whose snapshot predates it, instead of running the call again there.
+  struct Effect;
   struct PathState {
     std::vector<Pending> pending; // oldest first
+    /// Recovered calls' effects, by the seq of each call they cover (the call and those
+    /// recovered inside it), kept while a pending skip's snapshot predates them.
+    std::map<unsigned, std::shared_ptr<const Effect>> effects;
     std::shared_ptr<Recovery> recovery; // set in a recovery state
     /// A recovery state: the bytes its call wrote (objects of its snapshot), each with the
     /// seq of the call whose write it holds (0: not written): the call's own, or an older
@@ -258,6 +264,9 @@ private:
                     std::vector<klee::ref<klee::Expr>> &args);
   void complete(klee::ExecutionState &r, PathState &rp);
   void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
+  /// Brings the effects of the calls the path `p` recovered since `snap` was taken into
+  /// `r`, a recovery state made from `snap`, and drops them from its pending calls.
+  void replayEffects(const PathState &p, const Snapshot &snap, klee::ExecutionState &r, PathState &rp);
   /// End recovery state `r` without an answer (its path goes on elsewhere).
   void endRecovery(klee::ExecutionState &r);
   /// Whether `pred` holds for a recovery down the chain of waiting paths from `rec`.
@@ -280,7 +289,7 @@ private:
   std::map<std::string, FunctionStats> stats;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 wholeProgramFallbacks = 0, fallbacks = 0, externalRecoveries = 0,
-                writesAfterFree = 0, freeWriteRecoveries = 0, triggeredRecoveries = 0, spuriousRecoveries = 0;
+                writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0, triggeredRecoveries = 0, spuriousRecoveries = 0;
 };
 
 } // namespace pspa_plugin
