@@ -456,6 +456,17 @@ CHOP_LINE = re.compile(r"pspa chop: recoveries ended before returning = (\d+), r
                        r"\(.*?\) = (\d+), (?:recovered before an external call = \d+, )?(?:recovered before a write into an object it may free = \d+, )?(?:writes after a skipped free = \d+, )?recovery paths run on from the snapshot \([a-z ,]+\) = (\d+)")
 
 
+def per_program_log_plot(fig, ax, progs, ylabel, path):
+    """A log-scale scatter with one column per program, saved."""
+    ax.set_yscale("log")
+    ax.set_xticks(list(range(len(progs))))
+    ax.set_xticklabels(progs)
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
 def figure4(res, progs):
     header = ["program", "set", "mod sets", "budget reached", "instructions", "paths", "snapshots", "recoveries",
               "recoveries per path", "waited for by a load or free", "spurious", "errors in recoveries", "skipped, result used", "whole-program fallbacks",
@@ -509,13 +520,7 @@ def figure4(res, progs):
             ys = [x for x in per.get((p, mode), []) if x is not None]
             xs = [j + (k - 0.5) * 0.3 + (t - len(ys) / 2) * 0.02 for t in range(len(ys))]
             ax.scatter(xs, [max(y, 1e-3) for y in ys], marker=mark, label=mode.upper() if j == 0 else None)
-    ax.set_yscale("log")
-    ax.set_xticks(list(range(len(progs))))
-    ax.set_xticklabels(progs)
-    ax.set_ylabel("recoveries per path (0 drawn at 0.001)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(res, "figure4.png"), dpi=100)
+    per_program_log_plot(fig, ax, progs, "recoveries per path (0 drawn at 0.001)", os.path.join(res, "figure4.png"))
 
 
 def replayed(d):
@@ -590,13 +595,7 @@ def table5(res, progs):
             lim = 1.05 * max([w for w in ws if w] + [v])
             ax.scatter(xs, [w if w is not None else lim for w in ws], marker=mark,
                        label=mode.upper() if j == 0 else None)
-    ax.set_yscale("log")
-    ax.set_xticks(list(range(len(progs))))
-    ax.set_xticklabels(progs)
-    ax.set_ylabel("all-path wall time (s); top = time limit")
-    ax.legend()
-    fg.tight_layout()
-    fg.savefig(os.path.join(res, "table5.png"), dpi=100)
+    per_program_log_plot(fg, ax, progs, "all-path wall time (s); top = time limit", os.path.join(res, "table5.png"))
 
 
 T4_RUNS = [("vanilla", "KLEE alone"), ("spa", "SPA"), ("pspa", "PSPA"),
