@@ -294,11 +294,18 @@ bool ChopClient::mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64
 }
 
 bool ChopClient::mayFree(Snapshot &s, const klee::MemoryObject *mo) {
+  auto known = s.mayFreeOf.find(mo->id);
+  if (known != s.mayFreeOf.end())
+    return known->second;
+  bool may;
   if (!mayWrite(s, mo, 0, 0, false)) // analyses the call first; a free is a write
-    return false;
-  if (!s.answer || !pspa::answer_ok(**s.answer))
-    return true;
-  return pspa::answer_may_free(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew));
+    may = false;
+  else if (!s.answer || !pspa::answer_ok(**s.answer))
+    may = true;
+  else
+    may = pspa::answer_may_free(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew));
+  s.mayFreeOf.emplace(mo->id, may);
+  return may;
 }
 
 bool ChopClient::conflicts(Snapshot &s) {

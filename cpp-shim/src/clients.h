@@ -212,6 +212,8 @@ private:
     std::vector<Pending> before;
     Answer answer;
     bool analysed = false;
+    /// mayFree's answers by object id: it is asked at every write into an older object.
+    std::unordered_map<std::uint64_t, bool> mayFreeOf;
     ~Snapshot();
   };
   /// A recovery: its paths (forks) and the path waiting for them.
