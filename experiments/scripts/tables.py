@@ -14,7 +14,8 @@
 
 Each writes RES/NAME.csv, RES/NAME.md and RES/NAME.png. A run directory is
 RES/runs/PROG/RUN/ with klee/ (KLEE's output directory), klee.log (its stderr) and
-time.txt (/usr/bin/time -v).
+time.txt (/usr/bin/time -v). A ratio against KLEE alone (cost, table3) comes from
+RES/runs/PROG/timed-PAIR/rep{i}-{vanilla,plugin}/ (timed-runs.py: back to back, alone).
 """
 import csv
 import json
@@ -96,6 +97,76 @@ def run(res, prog, name):
         r["hit_us"] = statistics.median(hits) if hits else None
         r["miss_us"] = statistics.median(misses) if misses else None
     return r
+
+
+def machine_other(d):
+    """The CPU seconds everything else on the machine used during a timed run (machine.txt)."""
+    path = os.path.join(d, "machine.txt")
+    if not os.path.exists(path):
+        return None
+    for line in open(path):
+        k, _, v = line.partition("=")
+        if k.strip() == "other":
+            return float(v)
+    return None
+
+
+def median_run(runs):
+    """The run of median wall time (the lower middle one of an even number)."""
+    return sorted(runs, key=lambda r: r["wall"])[(len(runs) - 1) // 2]
+
+
+def timed(res, prog, pair):
+    """A ratio against KLEE alone from the runs of timed-runs.py: RES/runs/PROG/timed-PAIR/
+    rep{i}-vanilla and rep{i}-plugin, made back to back, alone on the machine.
+
+    wall, wall_v: median wall seconds of the plugin runs and of KLEE alone; slowdown: the
+    ratio of the medians of seconds per instruction (the ratio of median walls when both ran
+    the same instructions: an instruction budget; the inverse ratio of instructions when both
+    ran for a time); share: the median analysis share of the plugin runs (`pspa time = T s
+    (P% of the run)`), implied: the slowdown that share implies if KLEE's own work cost what
+    it costs alone, 1 / (1 - share); klee_part: the median wall of the plugin runs less
+    their analysis time; other: the most CPU seconds anything else used during one run."""
+    base = f"timed-{pair}"
+    d = os.path.join(res, "runs", prog, base)
+    reps = sorted({int(m.group(1)) for n in os.listdir(d) for m in [re.match(r"rep(\d+)-", n)] if m})
+    runs = {cfg: [run(res, prog, f"{base}/rep{i}-{cfg}") for i in reps] for cfg in ("plugin", "vanilla")}
+    p, v = runs["plugin"], runs["vanilla"]
+
+    def spi(r):
+        return r["wall"] / r["instructions"] if r["instructions"] else None
+
+    sp = [spi(r) for r in p if spi(r)]
+    sv = [spi(r) for r in v if spi(r)]
+    share = statistics.median(r["pspa_share"] for r in p)
+    return {
+        "reps": len(reps),
+        "plugin": p, "vanilla": v,
+        "median": median_run(p), "median_vanilla": median_run(v),
+        "wall": statistics.median(r["wall"] for r in p),
+        "wall_v": statistics.median(r["wall"] for r in v),
+        "walls": ", ".join(f"{r['wall']:.2f}" for r in p),
+        "walls_v": ", ".join(f"{r['wall']:.2f}" for r in v),
+        "instructions": statistics.median(r["instructions"] for r in p),
+        "instructions_v": statistics.median(r["instructions"] for r in v),
+        "slowdown": statistics.median(sp) / statistics.median(sv) if sp and sv else None,
+        "share": share,
+        "implied": 1 / (1 - share / 100) if share < 100 else None,
+        "klee_part": statistics.median(r["wall"] * (1 - r["pspa_share"] / 100) for r in p),
+        "other": max((o for o in (machine_other(r["dir"]) for r in p + v) if o is not None), default=None),
+        "timed_out": any(r["timed_out"] for r in p + v),
+    }
+
+
+TIMED_NOTE = (
+    "Timing: the run with the plugin and KLEE alone (the patched KLEE without the plugin, the same "
+    "options and budget) ran back to back, alternating (A B, B A, A B), alone on the machine (the "
+    "pipeline's job takes every core); walls and RSS are medians. slowdown: the ratio of the medians "
+    "of seconds per instruction (on an instruction budget, the ratio of median walls). implied: "
+    "1 / (1 - share), the slowdown the analysis share alone accounts for if KLEE's own work costs what "
+    "it costs alone; KLEE part: the plugin run's wall less its analysis time (against KLEE alone's "
+    "wall: what the plugin costs outside the analysis, or saves). other CPU: the most CPU seconds "
+    "anything else on the machine used during one of the runs (about 0 when it was idle).\n")
 
 
 def fmt(v, digits=2):
@@ -208,20 +279,27 @@ def per_function(res, progs, top=8):
 
 def table3(res, progs):
     header = ["program", "search", "No R", "R", "RR", "N", "calls", "failed", "wall vanilla (s)",
-              "wall R (s)", "wall No R (s)", "slowdown R", "RSS vanilla (MB)", "RSS R (MB)",
-              "hit median (us)", "miss median (us)", "instructions", "budget reached"]
+              "wall R (s)", "slowdown R", "slowdown R implied by share", "wall No R (s, beside another job)",
+              "other CPU (s)", "RSS vanilla (MB)", "RSS R (MB)", "hit median (us)", "miss median (us)",
+              "instructions", "budget reached"]
     rows = []
+    reps = None
     for p in progs:
         for search, suffix in (("DFS", "dfs"), ("Random", "random")):
-            van, r, nr = (run(res, p, f"{k}-{suffix}") for k in ("vanilla", "pspa", "noreuse"))
-            rows.append([p, search, f"{nr['pspa_share']:.2f}%", f"{r['pspa_share']:.2f}%",
+            t = timed(res, p, f"pspa-{suffix}")
+            reps = t["reps"]
+            r, van = t["median"], t["median_vanilla"]
+            nr = run(res, p, f"noreuse-{suffix}")
+            rows.append([p, search, f"{nr['pspa_share']:.2f}%", f"{t['share']:.2f}%",
                          f"{100 * r['reuse_ratio']:.2f}%", r["analyses"], r["calls"], r["failures"],
-                         van["wall"], r["wall"], nr["wall"], r["wall"] / van["wall"] if van["wall"] else None,
+                         t["wall_v"], t["wall"], t["slowdown"], t["implied"], nr["wall"], t["other"],
                          van["rss"], r["rss"], r["hit_us"], r["miss_us"], r["instructions"],
-                         "no (timeout)" if any(x["timed_out"] for x in (van, r, nr)) else "yes"])
+                         "no (timeout)" if t["timed_out"] or nr["timed_out"] else "yes"])
     notes = ("No R / R: the analysis' share of the run's wall time without / with reuse; RR: reuse "
              "ratio (calls whose summary was reused); N: analyses run with reuse (the paper's N). "
-             "The vanilla run is the patched KLEE without the plugin, same budget.\n")
+             f"R, its wall and KLEE alone's: medians of {reps} runs each. " + TIMED_NOTE +
+             "The runs without reuse ran once, beside other jobs of the pipeline: their share is "
+             "measured within the run, their wall is not comparable with the others.\n")
     write(res, "table3", header, rows, notes)
     fig, ax = plt.subplots(figsize=(9, 4))
     labels = [f"{r[0]}\n{r[1]}" for r in rows]
@@ -251,34 +329,37 @@ def drivers(res, progs):
 
 
 def cost(res, pairs):
-    header = ["program", "analysed", "budget", "wall (s)", "wall vanilla (s)", "wall ratio", "instructions",
-              "instructions vanilla", "instruction ratio", "pspa share", "RSS (MB)", "RSS vanilla (MB)",
-              "RSS ratio", "calls", "reuse ratio", "hit median (us)", "miss median (us)", "failed calls",
-              "unknown calls"]
+    header = ["program", "analysed", "budget", "wall (s)", "wall vanilla (s)", "slowdown", "slowdown implied by share",
+              "pspa share", "KLEE part (s)", "walls (s)", "walls vanilla (s)", "other CPU (s)", "instructions",
+              "instructions vanilla", "RSS (MB)", "RSS vanilla (MB)", "RSS ratio", "calls", "reuse ratio",
+              "hit median (us)", "miss median (us)", "failed calls", "unknown calls"]
     rows = []
+    medians = {}
+    reps = None
     for pair in pairs:
         p, sel = pair.split(":")
-        r = run(res, p, f"cost-{sel}")
-        # libtasn1 runs on its instruction budget (compare wall times); SQLite and m4 for
-        # 60 s (compare instructions executed in that time).
-        van = run(res, p, "vanilla-dfs" if p == "libtasn1" else "vanilla60")
-        rows_ = r["rows"]
-        unknown = sum(1 for x in rows_ if x.get("unknown") == "1")
+        t = timed(res, p, f"cost-{sel}")
+        reps = t["reps"]
+        r, van = t["median"], t["median_vanilla"]
+        medians[pair] = r
+        unknown = sum(1 for x in r["rows"] if x.get("unknown") == "1")
         rows.append([p, "library files" if sel == "files" else "all functions",
-                     "instructions" if p == "libtasn1" else "60 s", r["wall"], van["wall"],
-                     r["wall"] / van["wall"] if van["wall"] else None, r["instructions"], van["instructions"],
-                     r["instructions"] / van["instructions"] if van["instructions"] else None,
-                     f"{r['pspa_share']:.2f}%", r["rss"], van["rss"], r["rss"] / van["rss"] if van["rss"] else None,
+                     "instructions" if p == "libtasn1" else "60 s", t["wall"], t["wall_v"], t["slowdown"],
+                     t["implied"], f"{t['share']:.2f}%", t["klee_part"], t["walls"], t["walls_v"], t["other"],
+                     t["instructions"], t["instructions_v"], r["rss"], van["rss"],
+                     r["rss"] / van["rss"] if van["rss"] else None,
                      r["calls"], r.get("reuse_ratio"), r["hit_us"], r["miss_us"],
                      f"{r['failures']} ({100 * r['failures'] / max(r['calls'], 1):.2f}%)", unknown])
-    notes = ("Side by side with the patched KLEE without the plugin, same options, DFS. libtasn1 on its "
-             "instruction budget (the wall ratio matters); SQLite and m4 for 60 s (the instruction ratio "
-             "matters). The run's `KLEE: done: pspa ...` lines (--pspa-stats) say where the time went.\n")
+    notes = (f"Each row: {reps} runs with the plugin and {reps} of KLEE alone, DFS. libtasn1 on its "
+             "instruction budget; SQLite and m4 for 60 s (m4's one path ends before). " + TIMED_NOTE +
+             "For a run stopped by time the slowdown compares different stretches of the program (KLEE alone "
+             "gets further): the share's is the better estimate there. Below, the median plugin run's "
+             "`KLEE: done: pspa ...` lines (--pspa-stats) and the functions whose analysis cost most.\n")
     # Where each run's analysis time went: its --pspa-stats lines, and the functions that
     # cost most (from pspa-calls.csv).
     for pair in pairs:
         p, sel = pair.split(":")
-        r = run(res, p, f"cost-{sel}")
+        r = medians[pair]
         split = [l.strip()[len("KLEE: done: "):] for l in open(os.path.join(r["dir"], "klee.log"), errors="replace")
                  if l.startswith(("KLEE: done: pspa time:", "KLEE: done: pspa projection:", "KLEE: done: pspa failures"))]
         notes += f"\n**{p}, {'library files' if sel == 'files' else 'all functions'}.** " + "; ".join(split) + ".\n\n"
@@ -297,8 +378,13 @@ def cost(res, pairs):
                       f"{100 * f['us'] / total:.1f}% | {statistics.median(f['read']):,.0f} |\n")
     write(res, "cost", header, rows, notes)
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.bar([f"{r[0]}\n{r[1]}" for r in rows], [float(r[9].rstrip("%")) for r in rows])
-    ax.set_ylabel("analysis share of run time (%)")
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [r[5] or 0 for r in rows], 0.4, label="measured (ratio of medians)")
+    ax.bar([x + 0.2 for x in xs], [r[6] or 0 for r in rows], 0.4, label="implied by the analysis share")
+    ax.set_xticks(list(xs), [f"{r[0]}\n{r[1]}" for r in rows])
+    ax.set_ylabel("slowdown against KLEE alone")
+    ax.set_yscale("log")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(res, "cost.png"), dpi=100)
 
