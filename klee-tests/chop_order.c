@@ -3,8 +3,8 @@
 // main reads g2. link's mod set is {S.p}: not g2. store's: its snapshot still has
 // S.p = &g3, and link is pending there, so a mod set computed from that state alone would
 // be {g3} and miss g2 (the run would then read g2 == 0 and fail the first assertion). The
-// plugin takes the whole-program mod set when an older skip is pending ({g2, g3}, S.p
-// may point to either): store is recovered. Its recovery loads S.p, in link's mod set:
+// plugin joins the snapshot with link's post-state (paper 6.2: S.p may point to g3 or
+// g2), so store's mod set is {g2, g3} (SPA: the same, whole-program): store is recovered. Its recovery loads S.p, in link's mod set:
 // link is recovered inside it (the snapshot's pending skip), so the recovery writes g2,
 // and both skips are done for main. Reading g3 then needs nothing: 2 recovery states.
 // The byte order: g3's 0 stays (store wrote g2, not g3), and the last assertion reads
@@ -16,6 +16,7 @@
 // CHECK-NOT: ASSERTION FAIL
 // CHECK: KLEE: done: recovery states = 2
 // CHECK: KLEE: done: created snapshots = 2
+// CHECK: mod sets joined with older pending skips' post-states = {{[01]}},
 // CHECK: KLEE: done: completed paths = 1
 #include "klee/klee.h"
 #include <assert.h>

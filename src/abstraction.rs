@@ -294,6 +294,67 @@ impl AbstractState {
         }
     }
 
+    /// Drop the objects past the first `keep` that nothing kept points to: what merged
+    /// post-states brought that the call cannot reach (an older skip's globals the callee
+    /// never names). They could not change the answer, and would only make states differ
+    /// (reuse misses, WIT colours of locations no write of the call touches).
+    pub fn retain_reachable(&mut self, keep: usize) {
+        let n = self.objects.len();
+        if n <= keep {
+            return;
+        }
+        let mut live = vec![false; n];
+        let mut stack: Vec<u32> = (0..keep as u32).collect();
+        let obj = |l: &AbsLoc| match l {
+            AbsLoc::Field { obj, .. } => Some(*obj),
+            AbsLoc::Func(_) => None,
+        };
+        stack.extend(self.args.iter().flatten().filter_map(obj));
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (h, t) in &self.edges {
+            if let (Some(h), Some(t)) = (obj(h), obj(t)) {
+                out[h as usize].push(t);
+            }
+        }
+        while let Some(o) = stack.pop() {
+            if std::mem::replace(&mut live[o as usize], true) {
+                continue;
+            }
+            stack.extend(out[o as usize].iter().copied().filter(|&t| !live[t as usize]));
+        }
+        if live.iter().all(|&l| l) {
+            return;
+        }
+        let mut map = vec![u32::MAX; n];
+        let mut objects = Vec::with_capacity(n);
+        for (i, o) in std::mem::take(&mut self.objects).into_iter().enumerate() {
+            if live[i] {
+                map[i] = objects.len() as u32;
+                objects.push(o);
+            }
+        }
+        self.objects = objects;
+        let tr = |l: AbsLoc| match l {
+            AbsLoc::Field { obj, field } => AbsLoc::Field {
+                obj: map[obj as usize],
+                field,
+            },
+            f => f,
+        };
+        // An edge out of a dropped object goes with it; every target of a kept one is kept.
+        self.edges = std::mem::take(&mut self.edges)
+            .into_iter()
+            .filter(|(h, _)| obj(h).is_none_or(|o| live[o as usize]))
+            .map(|(h, t)| (tr(h), tr(t)))
+            .collect();
+        debug_assert!(self.edges.windows(2).all(|w| w[0] < w[1]), "edges stay sorted");
+        for a in &mut self.args {
+            for l in a.iter_mut() {
+                *l = tr(*l);
+            }
+        }
+    }
+
     /// Make an object field-insensitive, keeping the state admissible.
     pub fn collapse(&mut self, obj: u32) {
         if self.objects[obj as usize].layout.is_none() {
@@ -324,4 +385,53 @@ impl AbstractState {
 pub struct PostState {
     pub objects: Vec<AbsObject>,
     pub edges: Vec<(AbsLoc, AbsLoc)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(id: StateObjId) -> AbsObject {
+        AbsObject {
+            origin: Origin::Unique(id),
+            site: format!("heap:f:{id}"),
+            uid: Some(id),
+            kind: ObjKind::Heap,
+            layout: None,
+            opaque: false,
+        }
+    }
+
+    fn at(obj: u32) -> AbsLoc {
+        AbsLoc::Field { obj, field: 0 }
+    }
+
+    /// Objects 0 and 1 are the state's own; a merged post-state brought 2, 3 and 4. Object
+    /// 1 points to 2, which points to 3: both reachable, kept (renumbered 2, 3). Object 4
+    /// points to 3 but nothing points to 4: dropped with its edge. The state's own objects
+    /// stay, reachable or not, and in their places.
+    #[test]
+    fn retain_reachable_drops_only_unreachable_merged_objects() {
+        let mut a = AbstractState {
+            objects: (10..15).map(object).collect(),
+            edges: vec![(at(1), at(2)), (at(2), at(3)), (at(4), at(3))],
+            args: vec![vec![at(0)]],
+            ..Default::default()
+        };
+        a.edges.sort();
+        a.retain_reachable(2);
+        let ids: Vec<_> = a.objects.iter().map(|o| o.uid.unwrap()).collect();
+        assert_eq!(ids, vec![10, 11, 12, 13]);
+        assert_eq!(a.edges, vec![(at(1), at(2)), (at(2), at(3))]);
+        assert_eq!(a.args, vec![vec![at(0)]]);
+        // An argument reaching a merged object keeps it.
+        let mut b = AbstractState {
+            objects: (10..13).map(object).collect(),
+            args: vec![vec![at(2)]],
+            ..Default::default()
+        };
+        b.retain_reachable(1);
+        assert_eq!(b.objects.len(), 2);
+        assert_eq!(b.args, vec![vec![at(1)]]);
+    }
 }

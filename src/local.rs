@@ -320,7 +320,17 @@ impl<'p> CallAnalysis<'p> {
                         None => ((o as usize) < self.analysis.prog().objects.len()).then_some(o),
                     };
                     match (self.abs_of.get(&o), full) {
-                        (Some(&i), _) => ResLoc::Abs { obj: i, field },
+                        // A static site brought in by a skipped call's post-state is the
+                        // program's site, not an object of the state: a client maps an
+                        // object allocated later to `Static`, and must find it so named.
+                        (Some(&i), _) => match &abs.objects[i as usize] {
+                            AbsObject {
+                                origin: Origin::Program(obj),
+                                uid: None,
+                                ..
+                            } => ResLoc::Static { obj: *obj, field },
+                            _ => ResLoc::Abs { obj: i, field },
+                        },
                         (None, Some(obj)) => ResLoc::Static { obj, field },
                         (None, None) => ResLoc::Made(self.analysis.label(n)),
                     }

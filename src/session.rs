@@ -309,13 +309,20 @@ impl Session {
     /// Analyse the call of a snapshot. Errors name the snapshot.
     pub fn analyze_snapshot(&mut self, snap: &LoadedSnapshot) -> Result<ModRefReport> {
         let path = snap.snap.path.clone();
-        self.analyze_state(snap, path.as_deref(), snap.snap.call.skipped)
+        self.check_snapshot(snap)
+            .and_then(|_| self.analyze_state(snap, path.as_deref(), snap.snap.call.skipped))
             .map_err(|e| anyhow!("{}: {}", snap.name(), e))
             .map(|mut r| {
                 r.snapshot = snap.name();
                 r.stats.abstraction.state_objects = snap.snap.objects.len();
                 r
             })
+    }
+
+    /// Check a snapshot against this session's module (`LoadedSnapshot::check_against`);
+    /// the error does not name the snapshot.
+    pub fn check_snapshot(&self, snap: &LoadedSnapshot) -> Result<()> {
+        snap.check_against(&self.prog, self.module.pointer_bytes())
     }
 
     /// The points-to sets of a result, labelled, by variable name.
@@ -375,37 +382,58 @@ impl Session {
         path: Option<&str>,
         skipped: bool,
     ) -> Result<(AbstractState, CallResult, CallStats)> {
-        let t = Instant::now();
-        let (mut abs, abs_stats) = self.abstract_graph(g)?;
-        let mut merged = 0;
-        if let Some(p) = path {
-            for post in self.paths.get(p).map(|v| v.as_slice()).unwrap_or(&[]) {
-                abs.merge(post);
-                merged += 1;
-            }
-        }
+        let posts = path
+            .and_then(|p| self.paths.get(p))
+            .cloned()
+            .unwrap_or_default();
         let need_post = path.is_some() && skipped;
-        let (mut result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post)?;
-        self.count_call(reused);
-        debug_assert!(
-            result.demand.is_empty(),
-            "an eager projection has no opaque object"
-        );
-        let stats = CallStats {
-            abstraction: abs_stats,
-            merged_post_states: merged,
-            live_functions: result.live_functions,
-            reused,
-            solve_ms,
-            total_ms: t.elapsed().as_secs_f64() * 1e3,
-            fetch_rounds: 0,
-        };
+        let (abs, mut result, stats) =
+            self.analyze_graph_after(g, &posts.iter().collect::<Vec<_>>(), need_post)?;
         if let (Some(p), true) = (path, need_post) {
             self.paths
                 .entry(p.to_string())
                 .or_default()
                 .push(std::mem::take(&mut result.post));
         }
+        Ok((abs, result, stats))
+    }
+
+    /// The analysis of a projected state that lacks the writes of skipped calls still
+    /// pending on its path (paper 6.2): their post-states, oldest first, join the
+    /// abstraction of `g` before solving, so the answer covers what they may have written.
+    /// `need_post`: keep this call's post-state in the result (it is to be skipped).
+    pub fn analyze_graph_after(
+        &mut self,
+        g: &MemoryGraph,
+        posts: &[&PostState],
+        need_post: bool,
+    ) -> Result<(AbstractState, CallResult, CallStats)> {
+        let t = Instant::now();
+        let (mut abs, abs_stats) = self.abstract_graph(g)?;
+        let own = abs.objects.len();
+        for post in posts {
+            abs.merge(post);
+        }
+        abs.retain_reachable(own);
+        let (result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post)?;
+        self.count_call(reused);
+        debug_assert!(
+            result.demand.is_empty(),
+            "an eager projection has no opaque object"
+        );
+        assert!(
+            !need_post || result.has_post,
+            "a skipped call's answer keeps its post-state"
+        );
+        let stats = CallStats {
+            abstraction: abs_stats,
+            merged_post_states: posts.len(),
+            live_functions: result.live_functions,
+            reused,
+            solve_ms,
+            total_ms: t.elapsed().as_secs_f64() * 1e3,
+            fetch_rounds: 0,
+        };
         Ok((abs, result, stats))
     }
 

@@ -150,13 +150,30 @@ pub mod ffi {
         /// empty, also write the state as a `pspa.snapshot/1` file there.
         /// The handle answers the clients' queries; a failed call (`report.ok` false)
         /// gives a handle whose every answer is the conservative one.
+        ///
+        /// `pending`: the skipped calls still pending on the state's path, oldest first:
+        /// the state lacks their writes, so their post-states join it (paper 6.2).
+        /// `keep_post`: the call is skipped; its answer keeps its post-state for later
+        /// calls of the path.
         fn engine_analyze(
             e: &mut Engine,
             state: &StateView,
             function: usize,
             dump: &str,
+            pending: &PendingPosts,
+            keep_post: bool,
             report: &mut CallReport,
         ) -> Box<CallAnswer>;
+        /// The skipped calls pending on a path (their answers' post-states).
+        type PendingPosts;
+        fn pending_new() -> Box<PendingPosts>;
+        /// Add the answer of a pending skipped call, the oldest first. False when it has
+        /// no post-state (its analysis failed, or kept none): an analysis given this list
+        /// then fails, conservatively.
+        fn pending_add(p: &mut PendingPosts, a: &CallAnswer) -> bool;
+        /// A pending skipped call whose analysis failed (no answer at all).
+        fn pending_add_failed(p: &mut PendingPosts);
+        fn pending_len(p: &PendingPosts) -> usize;
         fn engine_stats(e: &Engine) -> EngineStats;
         /// Write KLEE's module as bitcode (what dumped snapshots refer to).
         fn engine_write_module(e: &Engine, path: &str) -> bool;
@@ -197,6 +214,10 @@ pub mod ffi {
         /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses
         /// go through the call's arguments.
         fn engine_body_modelled(e: &Engine, function: usize) -> bool;
+        /// The functions (`llvm::Function*`) a call of `function` may call directly or
+        /// through a pointer, per the whole-program analysis (computed once, on first use).
+        /// False when there is no analysis (then nothing is known: assume anything).
+        fn engine_callees(e: &Engine, function: usize, out: &mut Vec<usize>) -> bool;
 
         /// Write Integrity Testing colours (`pspa::wit`) at a call of `function` in `state`:
         /// from the state (PSPA), or whole-program (SPA engine). Writes the `pspa.wit/1`
@@ -206,6 +227,7 @@ pub mod ffi {
             e: &mut Engine,
             state: &StateView,
             function: usize,
+            pending: &PendingPosts,
             json: &str,
             csv: &str,
             report: &mut WitReport,
@@ -247,6 +269,8 @@ pub struct Engine {
     /// Computed at start in SPA mode; on first use otherwise (chopping falls back to
     /// whole-program answers).
     spa_answers: std::cell::OnceCell<Vec<Arc<Answer>>>,
+    /// The whole-program call graph (indirect calls resolved), made with `spa_answers`.
+    spa_callees: std::cell::OnceCell<Vec<Vec<FuncId>>>,
     failures: u64,
     spa_calls: u64,
     /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
@@ -261,6 +285,56 @@ pub struct Engine {
 /// An analysed call's answer; None when the call failed (every query is then answered
 /// conservatively).
 pub struct CallAnswer(Option<Arc<Answer>>);
+
+/// The answers of the skipped calls pending on a path, oldest first; `missing` when one
+/// has no post-state.
+#[derive(Default)]
+pub struct PendingPosts {
+    answers: Vec<Arc<Answer>>,
+    missing: bool,
+}
+
+impl PendingPosts {
+    /// The post-states to merge, or an error when one is missing.
+    fn posts(&self) -> anyhow::Result<Vec<&pspa::abstraction::PostState>> {
+        if self.missing {
+            anyhow::bail!(
+                "a skipped call pending on this path has no post-state (its analysis failed): \
+                 its writes are unknown"
+            );
+        }
+        Ok(self
+            .answers
+            .iter()
+            .map(|a| a.post().expect("pending_add keeps answers with a post-state"))
+            .collect())
+    }
+}
+
+fn pending_new() -> Box<PendingPosts> {
+    Box::default()
+}
+
+fn pending_add(p: &mut PendingPosts, a: &CallAnswer) -> bool {
+    match &a.0 {
+        Some(ans) if ans.post().is_some() => {
+            p.answers.push(ans.clone());
+            true
+        }
+        _ => {
+            p.missing = true;
+            false
+        }
+    }
+}
+
+fn pending_add_failed(p: &mut PendingPosts) {
+    p.missing = true;
+}
+
+fn pending_len(p: &PendingPosts) -> usize {
+    p.answers.len() + p.missing as usize
+}
 
 /// A caught panic's message, for the plugin's one warning.
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -330,6 +404,7 @@ impl Engine {
                 return Vec::new();
             };
             let a = pspa::analysis::analyze(&session.prog);
+            let _ = self.spa_callees.set(a.solver.callees.clone());
             // The whole program's points-to sets, once, shared by every function's answer.
             let pts = session
                 .points_to
@@ -346,6 +421,7 @@ impl Engine {
             error,
             spa,
             spa_answers: Default::default(),
+            spa_callees: Default::default(),
             failures: 0,
             spa_calls: 0,
             globals: None,
@@ -423,10 +499,14 @@ fn engine_analyze(
     state: &ffi::StateView,
     function: usize,
     dump: &str,
+    pending: &PendingPosts,
+    keep_post: bool,
     report: &mut ffi::CallReport,
 ) -> Box<CallAnswer> {
     let t = std::time::Instant::now();
-    let r = catch_unwind(AssertUnwindSafe(|| analyze(e, state, function, dump)));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        analyze(e, state, function, dump, pending, keep_post)
+    }));
     let (mut rep, answer) = match r {
         Ok(Ok((rep, answer))) => (rep, Some(answer)),
         Ok(Err(err)) => (failed_report(format!("{:#}", err)), None),
@@ -476,6 +556,8 @@ fn analyze(
     state: &ffi::StateView,
     function: usize,
     dump: &str,
+    pending: &PendingPosts,
+    keep_post: bool,
 ) -> anyhow::Result<(ffi::CallReport, Arc<Answer>)> {
     let Some(session) = e.session.as_mut() else {
         anyhow::bail!("no analysis: {}", e.error)
@@ -524,7 +606,10 @@ fn analyze(
     };
     let t = std::time::Instant::now();
     let read_micros = &mut e.read_micros;
-    let (g, abs, result, stats) = if session.on_demand {
+    let posts = pending.posts()?;
+    // A path with pending skips, or a call to be skipped: the state is read whole, since
+    // post-states name objects an on-demand read may not have met.
+    let (g, abs, result, stats) = if session.on_demand && posts.is_empty() && !keep_post {
         session.analyze_on_demand(&mut |sess, g, what| {
             let t = std::time::Instant::now();
             let r = match &full {
@@ -550,7 +635,7 @@ fn analyze(
             }
         };
         *read_micros += t.elapsed().as_micros() as u64;
-        let (abs, result, stats) = session.analyze_graph(&g, None, false)?;
+        let (abs, result, stats) = session.analyze_graph_after(&g, &posts, keep_post)?;
         (g, abs, result, stats)
     };
     if !dump.is_empty() {
@@ -702,6 +787,31 @@ fn engine_body_modelled(e: &Engine, function: usize) -> bool {
     })
 }
 
+fn engine_callees(e: &Engine, function: usize, out: &mut Vec<usize>) -> bool {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let s = e.session.as_ref()?;
+        let &f = s.prog.site_functions.get(&function)?;
+        e.spa_answers();
+        let callees = e.spa_callees.get()?;
+        let address: FxHashMap<FuncId, usize> =
+            s.prog.site_functions.iter().map(|(&a, &g)| (g, a)).collect();
+        Some(
+            callees
+                .get(f as usize)?
+                .iter()
+                .filter_map(|g| address.get(g).copied())
+                .collect::<Vec<_>>(),
+        )
+    }));
+    match r {
+        Ok(Some(v)) => {
+            out.extend(v);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// WIT colours and the answer whose `node_of` maps live objects to their locations.
 pub struct WitHandle(Option<(Answer, pspa::wit::WitColours)>);
 
@@ -709,11 +819,12 @@ fn engine_wit(
     e: &mut Engine,
     state: &ffi::StateView,
     function: usize,
+    pending: &PendingPosts,
     json: &str,
     csv: &str,
     report: &mut ffi::WitReport,
 ) -> Box<WitHandle> {
-    let r = catch_unwind(AssertUnwindSafe(|| wit(e, state, function, json, csv)));
+    let r = catch_unwind(AssertUnwindSafe(|| wit(e, state, function, pending, json, csv)));
     let (rep, h) = match r {
         Ok(Ok((rep, h))) => (rep, Some(h)),
         Ok(Err(err)) => (
@@ -739,6 +850,7 @@ fn wit(
     e: &mut Engine,
     state: &ffi::StateView,
     function: usize,
+    pending: &PendingPosts,
     json: &str,
     csv: &str,
 ) -> anyhow::Result<(ffi::WitReport, (Answer, pspa::wit::WitColours))> {
@@ -768,7 +880,9 @@ fn wit(
         let (reuse, points_to) = (session.reuse, session.points_to);
         session.reuse = false;
         session.points_to = true;
-        let r = session.analyze_graph(&g, None, false);
+        let r = pending
+            .posts()
+            .and_then(|posts| session.analyze_graph_after(&g, &posts, false));
         session.reuse = reuse;
         session.points_to = points_to;
         let (abs, result, _) = r?;

@@ -42,7 +42,40 @@
 using namespace llvm;
 
 namespace {
-cl::list<std::string> SkipFunctions(
+/// One `--skip-functions` item: `F` or `F:L1/L2/...`.
+struct SkipSpec {
+  std::string name;
+  std::set<unsigned> lines; // empty: every call
+};
+
+/// Parses an item when the options are parsed, so that a bad one stops KLEE at start-up
+/// with LLVM's "for the --skip-functions option: ..." (exit code 1), before any output.
+struct SkipSpecParser : public cl::parser<SkipSpec> {
+  explicit SkipSpecParser(cl::Option &o) : cl::parser<SkipSpec>(o) {}
+  bool parse(cl::Option &o, StringRef, StringRef arg, SkipSpec &out) {
+    auto [name, lines] = arg.split(':');
+    if (name.empty())
+      return o.error("'" + arg + "': no function name before ':'");
+    out.name = name.str();
+    out.lines.clear();
+    if (arg.find(':') == StringRef::npos)
+      return false;
+    if (lines.empty())
+      return o.error("'" + arg + "': no line after ':' (F:LINE[/LINE...])");
+    SmallVector<StringRef, 4> parts;
+    lines.split(parts, '/');
+    for (StringRef l : parts) {
+      unsigned n;
+      // getAsInteger takes the whole text: `12abc`, `12:13`, `-1` and values past 2^32 fail.
+      if (l.empty() || l.getAsInteger(10, n) || n == 0)
+        return o.error("'" + arg + "': '" + l + "' is not a source line (a positive decimal number)");
+      out.lines.insert(n);
+    }
+    return false;
+  }
+};
+
+cl::list<SkipSpec, bool, SkipSpecParser> SkipFunctions(
     "skip-functions", cl::CommaSeparated,
     cl::desc("Chopped symbolic execution (paper 6.2): do not run the calls of these functions; "
              "F:L1/L2 skips the calls at those source lines only. A call is run later (recovered, "
@@ -193,23 +226,107 @@ bool ChopClient::enabled() { return !SkipFunctions.empty(); }
 
 ChopClient::Snapshot::~Snapshot() { delete state; }
 
+namespace {
+/// Functions that end the path or narrow its constraints where they are called: KLEE's
+/// handlers for them, and the C library's functions that do not return.
+bool endsPath(const Function &f) {
+  static const std::set<StringRef> names = {
+      "exit", "_exit", "_Exit", "quick_exit", "abort", "__assert_fail", "__assert_rtn", "__assert", "_assert",
+      "klee_silent_exit", "klee_abort", "klee_report_error", "klee_assume", "longjmp", "_longjmp", "siglongjmp",
+      "__longjmp_chk", "pthread_exit", "__cxa_throw", "__cxa_rethrow", "_Unwind_Resume", "_Unwind_RaiseException",
+      "__stack_chk_fail"};
+  return f.doesNotReturn() || names.count(f.getName());
+}
+} // namespace
+
 ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
-  for (const std::string &spec : SkipFunctions) {
-    std::string name = spec.substr(0, spec.find(':'));
-    Function *f = m.getFunction(name);
+  for (const SkipSpec &spec : SkipFunctions) {
+    Function *f = m.getFunction(spec.name);
     if (!f || f->isDeclaration()) {
-      klee::klee_warning("pspa chop: --skip-functions: no function %s with a body in the module", name.c_str());
+      klee::klee_warning("pspa chop: --skip-functions: no function %s with a body in the module", spec.name.c_str());
+      continue;
+    }
+    if (f->getName() == "main") {
+      klee::klee_warning("pspa chop: --skip-functions: main is the program: it is not skipped");
+      continue;
+    }
+    std::string chain;
+    if (mayEndPath(m, f, chain)) {
+      // A path that ran on past a call that ends it (or narrows its input) would report
+      // what cannot happen; recovering only when its writes are read would be too late.
+      ++refusedSkips;
+      klee::klee_warning("pspa chop: --skip-functions: %s is not skipped: it may end the path or constrain its "
+                         "input (%s)",
+                         spec.name.c_str(), chain.c_str());
       continue;
     }
     std::set<unsigned> &lines = skip[f];
-    if (spec.find(':') != std::string::npos) {
-      std::stringstream ls(spec.substr(spec.find(':') + 1));
-      std::string l;
-      while (std::getline(ls, l, '/'))
-        if (!l.empty())
-          lines.insert(static_cast<unsigned>(std::stoul(l)));
+    lines.insert(spec.lines.begin(), spec.lines.end());
+    // A line with no call of f selects nothing: say so (the debug info names call lines).
+    for (unsigned l : spec.lines) {
+      bool found = false;
+      for (const Use &u : f->uses())
+        if (auto *cb = dyn_cast<CallBase>(u.getUser()))
+          if (cb->getCalledOperand() == f && cb->getDebugLoc() && cb->getDebugLoc().getLine() == l)
+            found = true;
+      if (!found)
+        klee::klee_warning("pspa chop: --skip-functions: no call of %s at line %u", spec.name.c_str(), l);
     }
   }
+}
+
+bool ChopClient::mayEndPath(llvm::Module &m, Function *f, std::string &chain) {
+  // Breadth-first over the call graph: the direct calls in the bodies, and the callees the
+  // whole-program analysis resolves for indirect calls. The first function reached that
+  // ends the path (or holds an `unreachable`, what follows a call that does not return)
+  // gives the chain.
+  std::map<Function *, Function *> parent{{f, nullptr}};
+  std::vector<Function *> queue{f};
+  std::unordered_map<std::size_t, Function *> byAddress;
+  for (Function &g : m)
+    byAddress[reinterpret_cast<std::size_t>(&g)] = &g;
+  auto report = [&](Function *g, const char *what) {
+    std::vector<std::string> names;
+    for (Function *h = g; h; h = parent[h])
+      names.push_back(h->getName().str());
+    std::reverse(names.begin(), names.end());
+    chain.clear();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      chain += (i ? " -> " : "") + names[i];
+    chain += what;
+    return true;
+  };
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    Function *g = queue[i];
+    if (endsPath(*g))
+      return report(g, "");
+    if (g->isDeclaration())
+      continue;
+    std::vector<Function *> next;
+    bool unreachable = false;
+    for (BasicBlock &bb : *g)
+      for (Instruction &inst : bb) {
+        unreachable |= isa<UnreachableInst>(inst);
+        if (auto *cb = dyn_cast<CallBase>(&inst))
+          if (auto *callee = dyn_cast<Function>(cb->getCalledOperand()->stripPointerCasts())) {
+            next.push_back(callee);
+            // Name the function that ends the path rather than the `unreachable` after it.
+            if (endsPath(*callee) && parent.emplace(callee, g).second)
+              return report(callee, "");
+          }
+      }
+    if (unreachable)
+      return report(g, ": an unreachable instruction");
+    rust::Vec<std::size_t> resolved;
+    pspa::engine_callees(host.analysisEngine(), reinterpret_cast<std::size_t>(g), resolved);
+    for (std::size_t a : resolved)
+      if (auto it = byAddress.find(a); it != byAddress.end())
+        next.push_back(it->second);
+    for (Function *h : next)
+      if (parent.emplace(h, g).second)
+        queue.push_back(h);
+  }
+  return false;
 }
 
 klee::Searcher *ChopClient::wrap(klee::Searcher *base) {
@@ -229,8 +346,16 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
   auto sk = skip.find(f);
   // Not while KLEE seeds (its searcher, which pauses paths, comes after), nor an invoke
   // (the hook's skip would not branch to its normal destination).
-  if (sk == skip.end() || !searcher || isa<InvokeInst>(ki->inst))
+  if (sk == skip.end() || !searcher)
     return false;
+  if (isa<InvokeInst>(ki->inst)) {
+    if (warnedInvoke.insert(f).second)
+      klee::klee_warning("pspa chop: --skip-functions: a call of %s by invoke (C++, at %s) is run, not skipped: "
+                         "its exceptional edge would be lost",
+                         f->getName().str().c_str(), where(ki).c_str());
+    ++invokeCalls;
+    return false;
+  }
   auto pit = paths.find(&state);
   if (pit != paths.end() && pit->second.runCall) {
     // A recovery state running its skipped call.
@@ -270,24 +395,41 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
   return true;
 }
 
+void ChopClient::analyse(Snapshot &s) {
+  if (s.analysed)
+    return;
+  s.analysed = true;
+  if (host.wholeProgram()) {
+    s.answer = host.wholeProgramAnswer(s.f);
+    return;
+  }
+  // The snapshot lacks the writes of the older skips still pending at the call: their
+  // post-states join it, so the call's sets cover what it does after them.
+  std::vector<Answer> older;
+  for (Pending &q : s.before) {
+    analyse(*q.snap);
+    older.push_back(q.snap->answer);
+  }
+  if (!older.empty())
+    ++joinedAnalyses;
+  s.answer = host.analyze(*s.state, s.call, s.f, s.args, older, /*keepPost=*/true);
+}
+
+std::vector<Answer> ChopClient::pendingAnswers(const klee::ExecutionState &state) {
+  std::vector<Answer> out;
+  auto it = paths.find(&state);
+  if (it == paths.end() || host.wholeProgram())
+    return out;
+  for (Pending &q : it->second.pending) {
+    analyse(*q.snap);
+    out.push_back(q.snap->answer);
+  }
+  return out;
+}
+
 bool ChopClient::mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes,
                           bool known) {
-  if (!s.analysed) {
-    s.analysed = true;
-    if (!host.wholeProgram()) {
-      s.answer = host.analyze(*s.state, s.call, s.f, s.args);
-      // The snapshot lacks the writes of the older skips still pending at the call. The
-      // answer holds if the call reads nothing they may write (then it runs the same
-      // with or without them); else the whole-program answer, which holds whatever the
-      // state.
-      if (!s.before.empty() && conflicts(s)) {
-        ++wholeProgramFallbacks;
-        s.answer = host.wholeProgramAnswer(s.f);
-      }
-    } else {
-      s.answer = host.wholeProgramAnswer(s.f);
-    }
-  }
+  analyse(s);
   if (!s.answer || !pspa::answer_ok(**s.answer))
     return true; // no answer: the call may write anything
   return pspa::answer_may_write(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew), off, bytes, known);
@@ -306,22 +448,6 @@ bool ChopClient::mayFree(Snapshot &s, const klee::MemoryObject *mo) {
     may = pspa::answer_may_free(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew));
   s.mayFreeOf.emplace(mo->id, may);
   return may;
-}
-
-bool ChopClient::conflicts(Snapshot &s) {
-  if (!s.answer || !pspa::answer_ok(**s.answer))
-    return true;
-  for (auto it = s.state->addressSpace.objects.begin(), ie = s.state->addressSpace.objects.end(); it != ie; ++it) {
-    const klee::MemoryObject *mo = it->first;
-    if (it->second->readOnly)
-      continue; // nothing writes it
-    if (!pspa::answer_may_read(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew), 0, 0, false))
-      continue;
-    for (Pending &q : s.before)
-      if (mo->id < q.snap->firstNew && mayWrite(*q.snap, mo, 0, 0, false))
-        return true;
-  }
-  return false;
 }
 
 bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
@@ -867,7 +993,7 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
   llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed
-               << ", whole-program mod sets (the call reads what an older pending skip may write) = " << wholeProgramFallbacks
+               << ", mod sets joined with older pending skips' post-states = " << joinedAnalyses
                << ", recovered before an external call = " << externalRecoveries
                << ", recovered before a write into an object it may free = " << freeWriteRecoveries
                << ", writes after a skipped free = " << writesAfterFree
@@ -877,6 +1003,8 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
                << replayedEffects << "\n";
   llvm::errs() << "KLEE: done: pspa chop: recoveries waited for by a load or a free = " << triggeredRecoveries
                << ", of which the call wrote none of those bytes (spurious) = " << spuriousRecoveries << "\n";
+  llvm::errs() << "KLEE: done: pspa chop: functions not skipped (they may end the path) = " << refusedSkips
+               << ", calls by invoke run (not skipped) = " << invokeCalls << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;

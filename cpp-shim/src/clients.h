@@ -49,10 +49,14 @@ public:
   /// would change the paths KLEE explores, and so what the clients are compared on.
   virtual klee::TimingSolver &ownSolver() = 0;
   /// Analyse the call of `f` (instruction `ki`, arguments `args`) from `state`, which may
-  /// be a state KLEE does not run (a snapshot); null if the analysis failed.
-  virtual std::shared_ptr<rust::Box<pspa::CallAnswer>> analyze(klee::ExecutionState &state, klee::KInstruction *ki,
-                                                               llvm::Function *f,
-                                                               std::vector<klee::ref<klee::Expr>> &args) = 0;
+  /// be a state KLEE does not run (a snapshot); null if the analysis failed. `pending`:
+  /// the answers of the skipped calls still pending on the state's path, oldest first
+  /// (null: failed), whose writes the state lacks: their post-states join it (paper 6.2).
+  /// `keepPost`: the call is skipped, and its answer keeps its post-state for the
+  /// analyses of later calls.
+  virtual Answer analyze(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
+                         std::vector<klee::ref<klee::Expr>> &args, const std::vector<Answer> &pending,
+                         bool keepPost) = 0;
   /// The whole-program answer of `f` (SPA).
   virtual std::shared_ptr<rust::Box<pspa::CallAnswer>> wholeProgramAnswer(llvm::Function *f) = 0;
 };
@@ -122,7 +126,8 @@ public:
   /// Before a call of `f` (with a body) in `state`: whether the colours are to be computed
   /// here (then call `compute` with a view of the state).
   bool atPoint(const klee::ExecutionState &state, llvm::Function *f) const;
-  void compute(pspa::Engine &engine, const pspa::StateView &view, klee::ExecutionState &state, llvm::Function *f);
+  void compute(pspa::Engine &engine, const pspa::StateView &view, const pspa::PendingPosts &pending,
+               klee::ExecutionState &state, llvm::Function *f);
   void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo);
   void onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
@@ -188,6 +193,10 @@ public:
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void stateTerminated(klee::ExecutionState &state);
   bool isRecovery(const klee::ExecutionState *s) const;
+  /// The answers of the skipped calls pending on `state`'s path, oldest first (each
+  /// analysed now if it was not yet): the state lacks their writes, so an analysis from
+  /// it must join their post-states. Empty with whole-program answers (they need none).
+  std::vector<Answer> pendingAnswers(const klee::ExecutionState &state);
   /// `KLEE: done: recovery states = N`, `created snapshots = N`; chop.csv.
   void report(klee::InterpreterHandler &handler);
 
@@ -253,11 +262,16 @@ private:
     std::uint64_t snapshots = 0, recoveries = 0, resultUsed = 0;
     std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
   };
+  /// Whether a call of `f` may end the path or constrain its input (exit, abort, a failed
+  /// assertion, klee_assume, longjmp, a function that does not return), per the call graph:
+  /// then `chain` names the way there. Such functions are not skipped.
+  bool mayEndPath(llvm::Module &m, llvm::Function *f, std::string &chain);
+  /// Analyse the skipped call of `s` once, from its snapshot joined with the post-states
+  /// of the older skips pending then (analysed first).
+  void analyse(Snapshot &s);
   bool mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
   /// Whether the skipped call may have freed `mo` (its may-free set; a subset of mod).
   bool mayFree(Snapshot &s, const klee::MemoryObject *mo);
-  /// Whether the call of `s` may read what an older pending skip may write.
-  bool conflicts(Snapshot &s);
   void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki,
                const klee::MemoryObject *trigger = nullptr, std::uint64_t off = 0, unsigned bytes = 0,
                bool known = false);
@@ -284,13 +298,14 @@ private:
 
   Host &host;
   std::map<llvm::Function *, std::set<unsigned>> skip; // function -> call lines (empty: all)
+  std::set<llvm::Function *> warnedInvoke;
   ChopSearcher *searcher = nullptr;
   std::unordered_map<const klee::ExecutionState *, PathState> paths;
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
   const klee::ExecutionState *completing = nullptr;
   std::map<std::string, FunctionStats> stats;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
-                wholeProgramFallbacks = 0, fallbacks = 0, externalRecoveries = 0,
+                joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, fallbacks = 0, externalRecoveries = 0,
                 writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0, triggeredRecoveries = 0, spuriousRecoveries = 0;
 };
 

@@ -332,10 +332,32 @@ public:
     return *solver;
   }
   pspa_plugin::Answer analyze(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
-                              std::vector<klee::ref<klee::Expr>> &args) override {
+                              std::vector<klee::ref<klee::Expr>> &args, const std::vector<pspa_plugin::Answer> &pending,
+                              bool keepPost) override {
     std::uint64_t firstNew = 0;
-    return analyzeCall(state, ki, f, args, firstNew, /*checked=*/false);
+    return analyzeCall(state, ki, f, args, firstNew, /*checked=*/false, &pending, keepPost);
   }
+  /// The post-states an analysis at `state` joins: those of the skipped calls pending on
+  /// its path (chopping), or `given`.
+  rust::Box<pspa::PendingPosts> pendingPosts(const klee::ExecutionState &state,
+                                             const std::vector<pspa_plugin::Answer> *given) {
+    rust::Box<pspa::PendingPosts> posts = pspa::pending_new();
+    std::vector<pspa_plugin::Answer> onPath;
+    if (!given && chop)
+      onPath = chop->pendingAnswers(state);
+    for (const pspa_plugin::Answer &a : given ? *given : onPath) {
+      if (!a)
+        pspa::pending_add_failed(*posts);
+      if (!a || !pspa::pending_add(*posts, **a))
+        ++joinFailures;
+    }
+    if (pspa::pending_len(*posts) > 0)
+      ++joinedAnalyses;
+    return posts;
+  }
+  /// Analyses that joined pending skips' post-states, and those that failed because a
+  /// pending skip had none (conservative answers).
+  std::uint64_t joinedAnalyses = 0, joinFailures = 0;
   pspa_plugin::Answer wholeProgramAnswer(Function *f) override {
     return std::make_shared<rust::Box<pspa::CallAnswer>>(
         pspa::engine_whole_program_answer(**engine, reinterpret_cast<std::size_t>(f)));
@@ -442,7 +464,8 @@ public:
     bool body = active && f && !f->isDeclaration() && !f->isIntrinsic();
     if (wit && body && wit->atPoint(state, f)) {
       KleeStateView view(*this, state, f, arguments);
-      wit->compute(**engine, view, state, f);
+      rust::Box<pspa::PendingPosts> pending = pendingPosts(state, nullptr);
+      wit->compute(**engine, view, *pending, state, f);
     }
     // A skipped call: no frame, so no answer for it and nothing for the other clients. A
     // held call (declared, waiting for a recovery) runs again later.
@@ -480,9 +503,12 @@ public:
   /// and in `firstNew` the first id of the objects allocated after it.
   pspa_plugin::Answer analyzeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                                   std::vector<klee::ref<klee::Expr>> &arguments, std::uint64_t &firstNew,
-                                  bool checked = true) {
+                                  bool checked = true, const std::vector<pspa_plugin::Answer> *pending = nullptr,
+                                  bool keepPost = false) {
     ++statCalls;
     auto t0 = std::chrono::steady_clock::now();
+    // Before the view: analysing pending skips reads their snapshots.
+    rust::Box<pspa::PendingPosts> posts = pendingPosts(state, pending);
     KleeStateView view(*this, state, f, arguments);
     std::string dump;
     if (!PspaDumpSnapshots.empty())
@@ -492,7 +518,8 @@ public:
     firstNew = klee::MemoryObject(0).id;
     pspa::CallReport r;
     pspa_plugin::Answer answer = std::make_shared<rust::Box<pspa::CallAnswer>>(
-        pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), r));
+        pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), *posts,
+                             keepPost, r));
     if (PspaCheck && checked) {
       if (pspa::answer_ok(**answer)) {
         ++check.calls;
@@ -905,6 +932,9 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   if (s.over_budget)
     llvm::errs() << " (" << s.over_budget << " over the work budget)";
   llvm::errs() << "\n";
+  if (joinedAnalyses)
+    llvm::errs() << "KLEE: done: pspa analyses joined with pending skips' post-states = " << joinedAnalyses
+                 << " (failed for want of one = " << joinFailures << ")\n";
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::errs() << "KLEE: done: pspa time = " << format("%.3f", secs) << " s ("
                << format("%.2f", total > 0 ? 100.0 * secs / total : 0.0) << "% of the run)\n";

@@ -67,13 +67,13 @@ bool WitClient::atPoint(const klee::ExecutionState &, Function *f) const {
   return f->getName() == PspaWitAt;
 }
 
-void WitClient::compute(pspa::Engine &engine, const pspa::StateView &view, klee::ExecutionState &state,
-                        Function *f) {
+void WitClient::compute(pspa::Engine &engine, const pspa::StateView &view, const pspa::PendingPosts &pending,
+                        klee::ExecutionState &state, Function *f) {
   auto &handler = const_cast<klee::InterpreterHandler &>(host.kleeExecutor().getHandler());
   std::string json = handler.getOutputFilename("wit.json"), table = handler.getOutputFilename("wit.csv");
   firstNew = klee::MemoryObject(0).id;
   handle = std::make_unique<rust::Box<pspa::WitHandle>>(
-      pspa::engine_wit(engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(json),
+      pspa::engine_wit(engine, view, reinterpret_cast<std::size_t>(f), pending, rust::String::lossy(json),
                        rust::String::lossy(table), result));
   if (!result.ok) {
     // Conservative: no colours, so nothing is counted or checked.
