@@ -122,7 +122,7 @@ public:
   static bool enabled();
   /// Turn --pspa-wit and --pspa-wit-check on (the environment variable KLEE_PLUGIN_PSPA_WIT=1).
   static void enable();
-  explicit WitClient(Host &host);
+  WitClient(Host &host, llvm::Module &m);
   /// Before a call of `f` (with a body) in `state`: whether the colours are to be computed
   /// here (then call `compute` with a view of the state).
   bool atPoint(const klee::ExecutionState &state, llvm::Function *f) const;

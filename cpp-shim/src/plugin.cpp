@@ -33,7 +33,9 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -76,7 +78,19 @@ cl::opt<std::string> PspaDumpSnapshots(
     "pspa-dump-snapshots",
     cl::desc("Write a pspa.snapshot/1 file per analysed call into DIR, with the module "
              "KLEE executes as DIR/final.bc (replay: pspa modref --snapshot FILE)"),
-    cl::value_desc("DIR"), cl::init(""), cl::cat(klee::MiscCat));
+    cl::value_desc("DIR"), cl::init(""), cl::cat(klee::MiscCat), cl::callback([](const std::string &dir) {
+      // At option parsing, before KLEE makes its output directory: a directory that
+      // cannot be written would otherwise fail every analysis quietly.
+      std::error_code ec = sys::fs::create_directories(dir);
+      int fd = -1;
+      SmallString<128> probe;
+      if (!ec)
+        ec = sys::fs::createUniqueFile(dir + "/.pspa-probe-%%%%%%", fd, probe);
+      if (ec)
+        klee::klee_error("pspa: --pspa-dump-snapshots=%s: cannot write there: %s", dir.c_str(), ec.message().c_str());
+      sys::Process::SafelyCloseFileDescriptor(fd);
+      sys::fs::remove(probe);
+    }));
 
 cl::opt<bool> PspaNoReuse("pspa-no-reuse",
                           cl::desc("Analyse every call, even in a state isomorphic to an "
@@ -449,7 +463,7 @@ public:
     if (active && pspa_plugin::ResolveClient::enabled())
       resolve = std::make_unique<pspa_plugin::ResolveClient>(*this);
     if (active && pspa_plugin::WitClient::enabled())
-      wit = std::make_unique<pspa_plugin::WitClient>(*this);
+      wit = std::make_unique<pspa_plugin::WitClient>(*this, m);
     if (active && pspa_plugin::ChopClient::enabled())
       chop = std::make_unique<pspa_plugin::ChopClient>(*this, m);
     if (active && !PspaDumpSnapshots.empty()) {
@@ -988,6 +1002,10 @@ pspa::LiveObjectFfi pspa_plugin::liveObject(const klee::MemoryObject *mo, std::u
 }
 
 extern "C" void klee_plugin_init() {
+  // dlopen of a path loaded already gives the same library, whose init would register a
+  // second plugin (and its run.stats columns) over the same options.
+  if (thePlugin)
+    klee::klee_error("pspa: the plugin is loaded twice (--plugin and KLEE_PLUGINS name it more than once)");
   thePlugin = new PspaPlugin();
   klee::registerPlugin(thePlugin);
   for (klee::Statistic *s : {&statCalls, &statAnalyses, &statReuses, &statFailures, &statTime})

@@ -18,6 +18,7 @@
 #include "lib/Core/Memory.h"
 
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -57,7 +58,13 @@ void WitClient::enable() {
   PspaWitCheck = true;
 }
 
-WitClient::WitClient(Host &host) : host(host), atInput(PspaWitAt == "input") {}
+WitClient::WitClient(Host &host, llvm::Module &m) : host(host), atInput(PspaWitAt == "input") {
+  Function *f = atInput ? nullptr : m.getFunction(PspaWitAt);
+  if (!atInput && (!f || f->isDeclaration()))
+    klee::klee_warning("pspa wit: --pspa-wit-at=%s: no function with a body of that name in the module: the "
+                       "colours are never computed",
+                       PspaWitAt.c_str());
+}
 
 bool WitClient::atPoint(const klee::ExecutionState &, Function *f) const {
   if (handle || failed)
