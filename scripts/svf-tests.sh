@@ -8,7 +8,7 @@ if [ "${PSPA_SKIP_SVF:-0}" = 1 ]; then
   echo "SVF tests: SKIPPED (PSPA_SKIP_SVF=1)"
   exit 0
 fi
-./scripts/svf-setup.sh >/dev/null
+./scripts/setup.sh --locked ./scripts/svf-setup.sh >/dev/null  # installs: under the machine-wide lock
 cargo build --release -p pspa-svf
 echo "SVF tests: using $(pwd)/target/release/pspa-svf"
 PSPA_SVF_BIN="$(pwd)/target/release/pspa-svf" cargo test --release --test svf
