@@ -75,6 +75,11 @@ impl Module {
         }
     }
 
+    /// The size of a pointer in the module's data layout (address space 0), in bytes.
+    pub fn pointer_bytes(&self) -> u64 {
+        unsafe { LLVMPointerSize(LLVMGetModuleDataLayout(self.module)) as u64 }
+    }
+
     /// Write the module as bitcode (so that snapshots of it can be replayed).
     pub fn write_bitcode(&self, path: &Path) -> Result<()> {
         let c = CString::new(path.display().to_string())
@@ -154,9 +159,20 @@ pub fn compile_c(src: &Path, out: &Path) -> Result<()> {
 fn parse(path: &Path) -> Result<Module> {
     let bytes =
         std::fs::read(path).with_context(|| format!("{}: cannot read file", path.display()))?;
-    let is_bc = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    if bytes.is_empty() {
+        // LLVM would read an empty buffer as textual IR of an empty module.
+        bail!("{}: empty file, not LLVM bitcode or IR", path.display());
+    }
+    let is_bc = crate::bitcode::looks_like_bitcode(&bytes);
     if !is_bc && std::str::from_utf8(&bytes).is_err() {
         bail!("{}: not LLVM bitcode or textual IR", path.display());
+    }
+    if is_bc {
+        // LLVM aborts the process on some truncated files (a cut inside the symbol table):
+        // their structure is checked first (src/bitcode.rs).
+        if let Err(e) = crate::bitcode::check(&bytes) {
+            bail!("{}: malformed bitcode: {}", path.display(), e);
+        }
     }
     unsafe {
         let ctx = LLVMContextCreate();
@@ -181,7 +197,12 @@ fn parse(path: &Path) -> Result<Module> {
             } else {
                 "malformed LLVM IR"
             };
-            bail!("{}: {}: {}", path.display(), what, err.trim());
+            let hint = is_bc
+                .then(|| crate::bitcode::hint(&bytes))
+                .flatten()
+                .map(|h| format!(" ({h})"))
+                .unwrap_or_default();
+            bail!("{}: {}: {}{}", path.display(), what, err.trim(), hint);
         }
         Ok(Module {
             ctx,
@@ -212,6 +233,17 @@ pub fn extract(m: &Module, opts: &FrontOptions) -> Result<Program> {
     let mut fe = Front::new(m, opts);
     unsafe { fe.run()? };
     let mut prog = fe.prog;
+    // A misspelt allocator would silently leave its calls to the unknown-function policy.
+    let mut warned = rustc_hash::FxHashSet::default();
+    for a in &opts.allocators {
+        if !prog.functions.iter().any(|f| f.name == *a) && warned.insert(a) {
+            log::warn!(
+                "--allocator {}: {} has no function of that name; the option has no effect",
+                a,
+                m.path.display()
+            );
+        }
+    }
     prog.value_vars = fe.vars.iter().map(|(&v, &x)| (v as usize, x)).collect();
     prog.wrapped_sites = wrapped_sites(&prog);
     prog.disambiguate_labels();

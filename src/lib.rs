@@ -6,6 +6,7 @@
 
 pub mod abstraction;
 pub mod analysis;
+pub mod bitcode;
 pub mod compare;
 pub mod facts;
 pub mod frontend;

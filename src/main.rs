@@ -71,8 +71,8 @@ enum Cmd {
         #[arg(long, value_name = "N", default_value_t = 5)]
         show: usize,
         /// List the entries with the most one-sided facts about objects of this kind
-        /// (global, stack, heap, func, svf) instead of all kinds.
-        #[arg(long, value_name = "K")]
+        /// instead of all kinds (`svf`: SVF's objects with no pspa counterpart).
+        #[arg(long, value_name = "K", value_parser = ["global", "stack", "heap", "func", "svf"])]
         kind: Option<String>,
     },
     /// Past-sensitive analysis (PSPA) of calls recorded in state snapshots
@@ -109,6 +109,7 @@ enum Cmd {
         eager: bool,
         /// Give up on a call (an error) once its solve has offered this many points-to
         /// elements to sets (about 0.5e9 a second); the KLEE plugin's --pspa-max-work.
+        /// 0 means no bound, as for the plugin; without the option there is none either.
         #[arg(long, value_name = "N")]
         max_work: Option<u64>,
         /// Also report, per pointer the call's accesses dereference, its points-to set
@@ -146,7 +147,25 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    // Warnings read like the CLI's errors (`pspa: warning: ...`); debug and trace output
+    // (RUST_LOG) keeps env_logger's timestamps and targets.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format(|buf, rec| {
+            use std::io::Write;
+            match rec.level() {
+                log::Level::Error => writeln!(buf, "pspa: error: {}", rec.args()),
+                log::Level::Warn => writeln!(buf, "pspa: warning: {}", rec.args()),
+                l => writeln!(
+                    buf,
+                    "[{} {} {}] {}",
+                    buf.timestamp(),
+                    l,
+                    rec.target(),
+                    rec.args()
+                ),
+            }
+        })
+        .init();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
@@ -266,6 +285,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     let mut s = Session::open(&snap.module_path, &opts)
                         .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
                     s.points_to = true;
+                    s.check_snapshot(&snap)
+                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
                     let g = pspa::memory_graph::MemoryGraph::project(&snap, s.roots())
                         .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
                     let (abs, result, _) = s
@@ -328,7 +349,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     sess.all_globals = all_globals;
                     sess.slices_on = !whole_program;
                     sess.on_demand = !eager;
-                    sess.max_work = max_work;
+                    // 0: no bound (the plugin's --pspa-max-work=0), not a budget of nothing.
+                    sess.max_work = max_work.filter(|&n| n > 0);
                     sess.points_to = points_to;
                     sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);

@@ -41,15 +41,18 @@ pub struct Call {
     pub line: Option<u32>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+/// Deserialized by hand (`Arg::from_json`), so that a bad one is named with its value.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
 pub enum Arg {
     Targets { targets: Vec<SnapTarget> },
     Value { value: String },
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+/// Deserialized by hand (`SnapTarget::from_json`), so that a bad one is named with its
+/// value.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
 pub enum SnapTarget {
     Object {
         object: StateObjId,
@@ -94,6 +97,188 @@ pub struct LoadedSnapshot {
     /// The module path, resolved against the snapshot's directory.
     pub module_path: PathBuf,
     index: HashMap<StateObjId, usize>,
+}
+
+/// The forms of a TARGET and an ARG (docs/snapshot.md), for messages.
+const TARGET_FORMS: &str = r#"{"object": ID, "offset": BYTES or null}, {"function": "NAME"}, {"null": true} or {"unknown": true}"#;
+const ARG_FORMS: &str = r#"{"targets": [TARGET, ...]} or {"value": ...}"#;
+
+/// A JSON value as a message quotes it: compact, and cut when long.
+fn quote(v: &serde_json::Value) -> String {
+    let s = v.to_string();
+    match s.char_indices().nth(80) {
+        Some((i, _)) => format!("`{}...`", &s[..i]),
+        None => format!("`{s}`"),
+    }
+}
+
+impl SnapTarget {
+    /// A TARGET from its JSON; the error quotes the value.
+    pub fn from_json(v: &serde_json::Value) -> std::result::Result<SnapTarget, String> {
+        let not = || {
+            format!(
+                "{} is not a pointer target (expected {TARGET_FORMS})",
+                quote(v)
+            )
+        };
+        let Some(m) = v.as_object() else {
+            return Err(not());
+        };
+        let only = |allowed: &[&str]| -> std::result::Result<(), String> {
+            match m.keys().find(|k| !allowed.contains(&k.as_str())) {
+                Some(k) => Err(format!(
+                    "{}: unknown key `{k}` in a target (expected {TARGET_FORMS})",
+                    quote(v)
+                )),
+                None => Ok(()),
+            }
+        };
+        if let Some(o) = m.get("object") {
+            only(&["object", "offset"])?;
+            let object = o.as_u64().ok_or_else(|| {
+                format!(
+                    "{}: `object` must be an object id (an integer >= 0)",
+                    quote(v)
+                )
+            })?;
+            let offset = match m.get("offset") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(off) => Some(off.as_u64().ok_or_else(|| {
+                    format!(
+                        "{}: `offset` must be a byte offset (an integer >= 0) or null",
+                        quote(v)
+                    )
+                })?),
+            };
+            return Ok(SnapTarget::Object { object, offset });
+        }
+        if let Some(f) = m.get("function") {
+            only(&["function"])?;
+            let function = f
+                .as_str()
+                .ok_or_else(|| format!("{}: `function` must be a function's name", quote(v)))?;
+            return Ok(SnapTarget::Function {
+                function: function.to_string(),
+            });
+        }
+        for key in ["null", "unknown"] {
+            if let Some(b) = m.get(key) {
+                only(&[key])?;
+                if b != &serde_json::Value::Bool(true) {
+                    return Err(format!("{}: `{key}` must be true", quote(v)));
+                }
+                return Ok(if key == "null" {
+                    SnapTarget::Null { null: true }
+                } else {
+                    SnapTarget::Unknown { unknown: true }
+                });
+            }
+        }
+        Err(not())
+    }
+}
+
+impl Arg {
+    /// An ARG from its JSON; the error quotes the value.
+    pub fn from_json(v: &serde_json::Value) -> std::result::Result<Arg, String> {
+        let not = || format!("{} is not an argument (expected {ARG_FORMS})", quote(v));
+        let Some(m) = v.as_object() else {
+            return Err(not());
+        };
+        if m.len() != 1 {
+            return Err(not());
+        }
+        if let Some(ts) = m.get("targets") {
+            let ts = ts
+                .as_array()
+                .ok_or_else(|| format!("{}: `targets` must be a list of targets", quote(v)))?;
+            let targets = ts
+                .iter()
+                .enumerate()
+                .map(|(j, t)| SnapTarget::from_json(t).map_err(|e| format!("target {j}: {e}")))
+                .collect::<std::result::Result<_, _>>()?;
+            return Ok(Arg::Targets { targets });
+        }
+        if let Some(x) = m.get("value") {
+            // What a non-pointer argument holds is not read: any value describes it.
+            let value = match x {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            return Ok(Arg::Value { value });
+        }
+        Err(not())
+    }
+}
+
+impl<'de> Deserialize<'de> for SnapTarget {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        SnapTarget::from_json(&v).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Arg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = serde_json::Value::deserialize(d)?;
+        Arg::from_json(&v).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where in a snapshot document a parse error is, in the words of docs/snapshot.md:
+/// `object 7, pointer at offset 8, target 0` rather than `objects[3].pointers[0].targets[0]`.
+fn place(doc: &serde_json::Value, path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let segs: Vec<&Segment> = path.iter().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut at = doc;
+    let mut i = 0;
+    while i < segs.len() {
+        match (segs[i], segs.get(i + 1)) {
+            (Segment::Map { key }, Some(Segment::Seq { index })) if key == "objects" => {
+                at = &at[key.as_str()][*index];
+                out.push(match at.get("id") {
+                    Some(id) => format!("object {id}"),
+                    None => format!("objects[{index}] (no `id`)"),
+                });
+                i += 2;
+            }
+            (Segment::Map { key }, Some(Segment::Seq { index })) if key == "pointers" => {
+                at = &at[key.as_str()][*index];
+                out.push(match at.get("offset") {
+                    Some(off) => format!("pointer at offset {off}"),
+                    None => format!("pointers[{index}]"),
+                });
+                i += 2;
+            }
+            (Segment::Map { key }, Some(Segment::Seq { index })) if key == "targets" => {
+                out.push(format!("target {index}"));
+                i += 2;
+            }
+            (Segment::Map { key }, Some(Segment::Seq { index })) if key == "args" => {
+                out.push(format!("argument {index}"));
+                i += 2;
+            }
+            (Segment::Map { key }, Some(Segment::Map { key: g })) if key == "globals" => {
+                out.push(format!("global `{g}`"));
+                i += 2;
+            }
+            (Segment::Map { key }, _) => {
+                at = &at[key.as_str()];
+                out.push(if key == "call" {
+                    key.clone()
+                } else {
+                    format!("`{key}`")
+                });
+                i += 1;
+            }
+            (s, _) => {
+                out.push(s.to_string());
+                i += 1;
+            }
+        }
+    }
+    out.join(", ")
 }
 
 impl SnapTarget {
@@ -145,8 +330,20 @@ impl LoadedSnapshot {
                 SCHEMA
             ),
         }
-        let snap: Snapshot = serde_json::from_value(v)
-            .map_err(|e| anyhow!("{}: malformed snapshot: {}", file.display(), e))?;
+        let snap: Snapshot = serde_path_to_error::deserialize(&v).map_err(|e| {
+            let at = place(&v, e.path());
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!("{at}: ")
+            };
+            anyhow!(
+                "{}: malformed snapshot: {}{}",
+                file.display(),
+                at,
+                e.inner()
+            )
+        })?;
         let module_path = {
             let p = Path::new(&snap.module);
             if p.is_absolute() {
@@ -228,7 +425,17 @@ impl LoadedSnapshot {
             }
         }
         for o in &snap.objects {
+            let mut offsets = std::collections::HashSet::new();
             for s in &o.pointers {
+                // Two lists of targets for one field: which one holds?
+                if !offsets.insert(s.offset) {
+                    bail!(
+                        "{}: object {}: pointer field at offset {} is listed twice",
+                        file.display(),
+                        o.id,
+                        s.offset
+                    );
+                }
                 if s.offset >= o.size.max(1) {
                     bail!(
                         "{}: object {}: pointer at offset {} is outside the object (size {})",
@@ -253,6 +460,140 @@ impl LoadedSnapshot {
 
     pub fn name(&self) -> String {
         self.file.display().to_string()
+    }
+
+    /// Check the snapshot against its program (what `new` cannot: it has no module), with
+    /// `pointer_bytes` the module's pointer size. A state KLEE records passes by
+    /// construction; a hand-written or damaged one that fails would be analysed wrongly
+    /// or partly, so it is refused:
+    /// - a pointer field must be a whole pointer-sized word of its object, at a multiple
+    ///   of the pointer size (as the plugin reads them: `pointer_slots` in plugin.cpp); an
+    ///   unaligned one would be filed under the wrong abstract field;
+    /// - the call must pass at least the function's fixed parameters, and no more unless
+    ///   it is variadic;
+    /// - every `global:` and `func:` site, global name and function target must be the
+    ///   module's: the projection only meets some of them, and one it does not meet would
+    ///   otherwise be dropped silently.
+    ///
+    /// Errors do not name the file (the caller does).
+    pub fn check_against(&self, prog: &crate::facts::Program, pointer_bytes: u64) -> Result<()> {
+        let snap = &self.snap;
+        let ptr = pointer_bytes.max(1);
+        for o in &snap.objects {
+            for s in &o.pointers {
+                if s.offset % ptr != 0 {
+                    bail!(
+                        "object {}: pointer field at offset {} is not at a multiple of the pointer size ({} bytes)",
+                        o.id,
+                        s.offset,
+                        ptr
+                    );
+                }
+                if s.offset.saturating_add(ptr) > o.size {
+                    bail!(
+                        "object {}: pointer field at offset {} runs past the object's end (size {}, a pointer is {} bytes)",
+                        o.id,
+                        s.offset,
+                        o.size,
+                        ptr
+                    );
+                }
+            }
+        }
+        let call = &snap.call;
+        if let Some(f) = prog.function_by_name(&call.function) {
+            let f = &prog.functions[f as usize];
+            if f.defined {
+                let (n, fixed) = (call.args.len(), f.formals.len());
+                if n < fixed {
+                    bail!(
+                        "call of `{}`: {} argument{} for {} parameter{}",
+                        f.name,
+                        n,
+                        if n == 1 { "" } else { "s" },
+                        fixed,
+                        if fixed == 1 { "" } else { "s" }
+                    );
+                }
+                if n > fixed && f.varargs.is_none() {
+                    bail!(
+                        "call of `{}`: {} arguments, but `{}` takes {} and is not variadic",
+                        f.name,
+                        n,
+                        f.name,
+                        fixed
+                    );
+                }
+            }
+        }
+        // (An unknown or undefined callee is the abstraction's error, as for any state.)
+        let is_global = |name: &str| {
+            prog.object_by_label(&crate::site::global(name))
+                .is_some_and(|o| prog.objects[o as usize].kind == crate::facts::ObjKind::Global)
+        };
+        for (g, id) in &snap.globals {
+            if !is_global(g) {
+                bail!("global `{}`: the module has no global of that name", g);
+            }
+            let site = &snap.objects[self.index[id]].site;
+            if *site != crate::site::global(g) {
+                bail!(
+                    "global `{}`: its object {} has site `{}`, not `{}`",
+                    g,
+                    id,
+                    site,
+                    crate::site::global(g)
+                );
+            }
+        }
+        for o in &snap.objects {
+            if let Some(g) = crate::site::global_name(&o.site) {
+                if !is_global(g) {
+                    bail!(
+                        "object {}: site `{}` names a global the module does not have",
+                        o.id,
+                        o.site
+                    );
+                }
+            } else if let Some(f) = o.site.strip_prefix("func:") {
+                if prog.function_by_name(f).is_none() {
+                    bail!(
+                        "object {}: site `{}` names a function the module does not have",
+                        o.id,
+                        o.site
+                    );
+                }
+            }
+        }
+        let function = |t: &SnapTarget, what: &dyn Fn() -> String| -> Result<()> {
+            if let SnapTarget::Function { function } = t {
+                if prog.function_by_name(function).is_none() {
+                    bail!(
+                        "{}: function pointer to `{}`, a function the module does not have",
+                        what(),
+                        function
+                    );
+                }
+            }
+            Ok(())
+        };
+        for (k, a) in call.args.iter().enumerate() {
+            if let Arg::Targets { targets } = a {
+                for t in targets {
+                    function(t, &|| format!("call, argument {k}"))?;
+                }
+            }
+        }
+        for o in &snap.objects {
+            for s in &o.pointers {
+                for t in &s.targets {
+                    function(t, &|| {
+                        format!("object {}, pointer at offset {}", o.id, s.offset)
+                    })?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 

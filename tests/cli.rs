@@ -435,3 +435,157 @@ fn wit_tables_and_errors() {
         &["nonexistent.c"],
     );
 }
+
+/// issue 25: a bitcode file cut anywhere is a clean error, never an abort. LLVM 14 skips
+/// the module block by its length but enters the string and symbol tables, and a cut
+/// inside those aborts the process (`LLVM ERROR: Invalid abbrev number`, as llvm-dis-14
+/// does); the loader checks the top-level blocks first (src/bitcode.rs). Every cut tried
+/// must exit 2 with one line naming the file (a cut between whole blocks reaches LLVM, whose
+/// error is clean there); a cut inside the symbol table names it. The whole file analyses.
+#[test]
+fn bitcode_cut_anywhere_is_a_clean_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bc = dir.path().join("fig1.bc");
+    pspa::frontend::compile_c(Path::new(&fixture("fig1.c")), &bc).unwrap();
+    let bytes = std::fs::read(&bc).unwrap();
+    let n = bytes.len();
+    let blocks = pspa::bitcode::top_level_blocks(&bytes).unwrap();
+    let symtab = blocks
+        .iter()
+        .find(|b| b.id == pspa::bitcode::SYMTAB_BLOCK)
+        .expect("clang-14 writes a symbol table");
+    // Inside each block's header and body; every word of the last 768 bytes (the symbol
+    // and string tables, and the module block's end); a stride over the rest, off words.
+    let mut cuts: Vec<usize> = blocks
+        .iter()
+        .flat_map(|b| {
+            [
+                b.header + 4,
+                b.body.start + 4,
+                (b.body.start + b.body.end) / 2,
+            ]
+        })
+        .chain((n.saturating_sub(768)..n).step_by(4))
+        .chain((1..n).step_by(97))
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let cut = dir.path().join("cut.bc");
+    for &len in &cuts {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        let out = pspa(&["analyze", cut.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "cut at {len} of {n}: {err}");
+        assert!(
+            err.starts_with("pspa: error: ") && err.contains("cut.bc") && err.lines().count() == 1,
+            "cut at {len} of {n}: {err}"
+        );
+        assert!(
+            !err.contains("LLVM ERROR") && !err.contains("panicked"),
+            "{err}"
+        );
+        if symtab.body.contains(&len) {
+            assert!(
+                err.contains("symbol table block (SYMTAB)"),
+                "cut at {len}: {err}"
+            );
+        }
+    }
+    // The cuts inside the symbol table were among them; the whole file still analyses.
+    assert!(cuts.iter().any(|c| symtab.body.contains(c)));
+    let out = pspa(&["analyze", bc.to_str().unwrap()]);
+    assert!(out.status.success());
+}
+
+/// issue 25: LLVM reads an empty buffer as the textual IR of an empty module, so an empty
+/// file was analysed as a program with nothing in it. It is a mistake (a failed build, a
+/// wrong path), not a module.
+#[test]
+fn empty_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["empty.bc", "empty.ll"] {
+        let f = dir.path().join(name);
+        std::fs::write(&f, b"").unwrap();
+        assert_clean_error(
+            &pspa(&["analyze", f.to_str().unwrap()]),
+            &[name, "empty file, not LLVM bitcode"],
+        );
+    }
+}
+
+/// issue 25: the plugin's `--pspa-max-work=0` means "no bound" (README, plugin.cpp); the
+/// CLI's `--max-work 0` is the same option, so it must mean the same, not a budget of
+/// nothing (which failed every call). Inserting into Figure 1's table needs work: with 0
+/// it must succeed and give exactly the unbounded sets.
+#[test]
+fn max_work_zero_means_no_bound() {
+    let snap = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/snapshots/fig1-insert.json")
+        .display()
+        .to_string();
+    let sets = |extra: &[&str]| {
+        let mut args = vec!["modref", "--json", "--snapshot", &snap];
+        args.extend_from_slice(extra);
+        let out = pspa(&args);
+        assert!(
+            out.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v["mod"].clone(), v["ref"].clone(), v["free"].clone())
+    };
+    let zero = sets(&["--max-work", "0"]);
+    assert!(zero.0.as_array().is_some_and(|m| m.len() > 1));
+    assert_eq!(zero, sets(&[]));
+    // The help says so.
+    let help = String::from_utf8(pspa(&["modref", "--help"]).stdout).unwrap();
+    assert!(help.contains("0 means no bound"), "{help}");
+}
+
+/// issue 25: `--allocator NAME` for a name the module has no function of does nothing, so
+/// a misspelt name silently gives the unknown-function policy's answer: a warning names
+/// the option and the name, once however often it is given. A name the module has (a
+/// defined function, or libc's malloc) gives no warning.
+#[test]
+fn unknown_allocator_warns_once() {
+    let out = pspa(&[
+        "analyze",
+        &fixture("fig1.c"),
+        "--allocator",
+        "nosuch",
+        "--allocator",
+        "nosuch",
+        "--allocator",
+        "table_alloc",
+        "--allocator",
+        "malloc",
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("pspa: warning: --allocator nosuch:"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("table_alloc") && !err.contains("malloc"),
+        "{err}"
+    );
+}
+
+/// issue 25: `compare --kind` takes a kind of object; any other word used to be accepted
+/// and matched nothing (an empty listing that looks like agreement). Now clap refuses it
+/// (exit 2) and lists the kinds.
+#[test]
+fn compare_kind_must_be_a_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, r#"{"schema":"pspa.analysis/1","module":"m","functions":{"f":{"mod":["global:g.0"],"ref":[]}},"pointers":{"f::p":["heap:f:3.*"]},"stats":{}}"#).unwrap();
+    let a = a.to_str().unwrap();
+    let out = pspa(&["compare", a, a, "--kind", "bogus"]);
+    assert_clean_error(&out, &["bogus", "--kind", "global, stack, heap, func, svf"]);
+    let out = pspa(&["compare", a, a, "--kind", "heap", "--json"]);
+    assert!(out.status.success());
+}

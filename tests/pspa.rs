@@ -620,6 +620,197 @@ fn bad_snapshots_are_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
 }
 
+/// issue 25: `pspa modref` on `v`, written to `dir/name.json`: it must exit 2 with one
+/// line naming the file and holding every needle.
+fn assert_snapshot_error(dir: &Path, name: &str, v: &Value, needles: &[&str]) {
+    let f = dir.join(format!("{name}.json"));
+    std::fs::write(&f, serde_json::to_string(v).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pspa"))
+        .args(["modref", "--snapshot"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+    assert!(!err.contains("panicked"), "{name}: {err}");
+    assert_eq!(err.lines().count(), 1, "{name}: {err}");
+    assert!(
+        err.starts_with(&format!("pspa: error: {}: ", f.display())),
+        "{name}: {err}"
+    );
+    for n in needles {
+        assert!(err.contains(n), "{name}: `{n}` not in: {err}");
+    }
+}
+
+/// issue 25: a snapshot that does not parse says where and what: the object (by its id,
+/// not its index in the list), the field, and the value, instead of serde's "data did not
+/// match any variant of untagged enum Arg".
+#[test]
+fn snapshot_parse_errors_name_the_object_the_field_and_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = snapshot_json("fig1-insert.json");
+    // The third argument of table_insert(t, k, v) is misspelt.
+    let mut v = good.clone();
+    v["call"]["args"][2] = json!({"targetz": []});
+    assert_snapshot_error(
+        dir.path(),
+        "arg",
+        &v,
+        &[
+            "call, argument 2",
+            r#"`{"targetz":[]}`"#,
+            "is not an argument",
+        ],
+    );
+    // A target of t1's `array` field (object 1, offset 8) is misspelt.
+    let mut v = good.clone();
+    object_mut(&mut v, 1)["pointers"][0]["targets"] = json!([{"objekt": 2}]);
+    assert_snapshot_error(
+        dir.path(),
+        "target",
+        &v,
+        &[
+            "object 1, pointer at offset 8, target 0",
+            r#"`{"objekt":2}`"#,
+            "is not a pointer target",
+        ],
+    );
+    // A negative offset is not a byte offset.
+    let mut v = good.clone();
+    object_mut(&mut v, 1)["pointers"][0]["targets"] = json!([{"object": 2, "offset": -8}]);
+    assert_snapshot_error(
+        dir.path(),
+        "negative",
+        &v,
+        &[
+            "object 1, pointer at offset 8, target 0",
+            "-8",
+            "`offset` must be",
+        ],
+    );
+    // An element's size is a string: object 100 is the fifth in the list, named by its id.
+    let mut v = good.clone();
+    object_mut(&mut v, 100)["size"] = json!("big");
+    assert_snapshot_error(dir.path(), "size", &v, &["object 100, `size`", "\"big\""]);
+}
+
+/// issue 25: facts the analysis used to drop without a word are errors. Each case changes
+/// one thing in a snapshot that analyses fine, so the error can only come from it.
+#[test]
+fn snapshot_facts_that_were_dropped_silently_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = snapshot_json("fig1-insert.json");
+    assert!(analyze_json(&good).is_ok());
+    // t1's `array` pointer moved to offset 4, inside `n`'s padding: pointers are 8-byte
+    // words at multiples of 8 (KLEE reads them so); the abstraction filed it under the
+    // wrong field and the mod set shrank from 45 locations to a handful.
+    let mut v = good.clone();
+    object_mut(&mut v, 1)["pointers"][0]["offset"] = json!(4);
+    assert_snapshot_error(
+        dir.path(),
+        "unaligned",
+        &v,
+        &[
+            "object 1",
+            "offset 4",
+            "multiple of the pointer size (8 bytes)",
+        ],
+    );
+    // Element 100 (24 bytes, pointers at 8 and 16) shrunk to 20: its `next` at 16 would
+    // end 4 bytes past the object.
+    let mut v = good.clone();
+    object_mut(&mut v, 100)["size"] = json!(20);
+    assert_snapshot_error(
+        dir.path(),
+        "straddle",
+        &v,
+        &["object 100", "offset 16", "past the object's end (size 20"],
+    );
+    // The same field twice: two target lists for one pointer (one of them was ignored).
+    let mut v = good.clone();
+    let slot = object_mut(&mut v, 1)["pointers"][0].clone();
+    object_mut(&mut v, 1)["pointers"]
+        .as_array_mut()
+        .unwrap()
+        .push(slot);
+    assert_snapshot_error(
+        dir.path(),
+        "twice",
+        &v,
+        &["object 1", "offset 8", "listed twice"],
+    );
+    // table_insert(table_t *, unsigned, char *) takes exactly three arguments.
+    let mut v = good.clone();
+    v["call"]["args"].as_array_mut().unwrap().pop();
+    assert_snapshot_error(
+        dir.path(),
+        "fewer",
+        &v,
+        &["call of `table_insert`", "2 arguments for 3 parameters"],
+    );
+    let mut v = good.clone();
+    v["call"]["args"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"value": "int"}));
+    assert_snapshot_error(
+        dir.path(),
+        "more",
+        &v,
+        &["call of `table_insert`", "4 arguments", "not variadic"],
+    );
+    // Object 9 is main's `t2` slot, which table_insert(t1, ...) cannot reach: its labels
+    // were never looked at. A global the module lacks, a function the module lacks, a
+    // global name the module lacks: each is a snapshot of another program.
+    let mut v = good.clone();
+    object_mut(&mut v, 9)["site"] = json!("global:nosuch");
+    assert_snapshot_error(
+        dir.path(),
+        "global-site",
+        &v,
+        &[
+            "object 9",
+            "`global:nosuch`",
+            "global the module does not have",
+        ],
+    );
+    let mut v = good.clone();
+    object_mut(&mut v, 9)["pointers"][0]["targets"] = json!([{"function": "nosuch"}]);
+    assert_snapshot_error(
+        dir.path(),
+        "function-target",
+        &v,
+        &[
+            "object 9, pointer at offset 0",
+            "`nosuch`",
+            "function the module does not have",
+        ],
+    );
+    let mut v = good.clone();
+    v["globals"]["nosuch"] = json!(5);
+    assert_snapshot_error(
+        dir.path(),
+        "global-name",
+        &v,
+        &["global `nosuch`", "no global of that name"],
+    );
+    // `.str` held by main's stack slot: the object of a global is labelled by it.
+    let mut v = good.clone();
+    v["globals"][".str"] = json!(9);
+    assert_snapshot_error(
+        dir.path(),
+        "global-object",
+        &v,
+        &[
+            "global `.str`",
+            "object 9",
+            "`stack:main:t2`",
+            "not `global:.str`",
+        ],
+    );
+}
+
 #[test]
 fn cli_json_shape_and_strip_unique() {
     let bin = env!("CARGO_BIN_EXE_pspa");
