@@ -90,10 +90,22 @@ impl Serialize for Labelled<'_, '_> {
 /// Solve the whole program: every defined function is an entry (library code may be called
 /// from anywhere), starting from the global initialisers.
 pub fn analyze(prog: &Program) -> Analysis<'_> {
-    let entries: Vec<FuncId> = (0..prog.functions.len() as FuncId)
-        .filter(|&f| prog.functions[f as usize].defined)
-        .collect();
-    analyze_from(Solver::new(prog), &entries)
+    analyze_from(Solver::new(prog), &spa_entries(prog))
+}
+
+/// The entries of the whole-program analysis: every defined function but those whose body
+/// a model replaces (`Function::body_replaced`). Those are analysed where they are called:
+/// each call applies the model, and the function's own sets are the model's over all its
+/// calls' arguments. As an entry it would apply the whole model to those at once (what an
+/// entry of a past-sensitive analysis does with the state's arguments), mixing the calls'
+/// copies; never called, its formals point nowhere and its sets are empty either way.
+pub fn spa_entries(prog: &Program) -> Vec<FuncId> {
+    (0..prog.functions.len() as FuncId)
+        .filter(|&f| {
+            let func = &prog.functions[f as usize];
+            func.defined && !func.body_replaced()
+        })
+        .collect()
 }
 
 /// Solve from a prepared (possibly seeded) solver over what `entries` reach.

@@ -189,8 +189,20 @@ pub struct Function {
     /// The writes among them (and the library calls' written arguments), with positions.
     pub writes: Vec<Write>,
     pub calls: Vec<CallId>,
-    /// How an external function behaves (None for defined functions).
+    /// How an external function behaves (None for defined functions, but for those whose
+    /// body a model replaces: `body_replaced`, and user-declared allocators with a body).
     pub model: Option<Model>,
+}
+
+impl Function {
+    /// A defined libc function whose body its model replaces (`models::BODY_REPLACED`).
+    /// Its body is never analysed: each call applies the model, the call's arguments are
+    /// bound to its formals, and its own effects are the model's on what they point to
+    /// (`Solver::activate`), so that its mod/ref is that of the model (over every call in
+    /// the whole program; over the state's arguments when it is the analysed call).
+    pub fn body_replaced(&self) -> bool {
+        self.defined && self.model.is_some() && crate::models::body_model(&self.name) == self.model
+    }
 }
 
 /// A source-level variable: `F::v` or `::g`, held in memory object `obj`.

@@ -5,6 +5,9 @@
 //! function's own stack objects die with its frame, so they are left out of its sets and
 //! of its callers' sets, unless the function is recursive: then an inner activation may
 //! write an outer one's locals, which outlive the inner call, so its own sets keep them.
+//! A call of a function whose body a model replaces has the model's effects where it is
+//! made; the function's own sets are the model's over all its calls' arguments, and are not
+//! closed into its callers'.
 
 use crate::facts::{Access, FuncId, ObjId, ObjKind};
 use crate::solver::{Node, Solver};
@@ -139,6 +142,12 @@ pub fn compute(s: &Solver) -> ModRef {
         freeset: vec![RoaringBitmap::new(); nf],
         walked,
     };
+    // A function whose body its model replaces: each call has the model's effects on its
+    // own arguments, so its callers do not take its sets, which are the model's over the
+    // arguments of all its calls (`Solver::apply_body_model`).
+    let replaced: Vec<bool> = (0..nf)
+        .map(|f| s.prog.functions.get(f).is_some_and(|x| x.body_replaced()))
+        .collect();
     // What callers outside a function's component see: without the component's locals,
     // which die before control returns to them.
     let mut out_mod = vec![RoaringBitmap::new(); nf];
@@ -159,7 +168,7 @@ pub fn compute(s: &Solver) -> ModRef {
             for &g in &s.callees[f as usize] {
                 if comp_of[g as usize] == ci {
                     recursive = true;
-                } else {
+                } else if !replaced[g as usize] {
                     m |= &out_mod[g as usize];
                     r |= &out_ref[g as usize];
                     fr |= &out_free[g as usize];

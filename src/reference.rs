@@ -78,6 +78,11 @@ pub enum CallOrigin {
     Escape {
         obj: ObjId,
     },
+    /// A function whose body its model replaces, applying the model to its own formals
+    /// (`Solver::apply_body_model`).
+    Body {
+        func: FuncId,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,6 +167,9 @@ pub struct Reference<'p> {
     pub calls: Vec<RCall>,
     call_index: BTreeMap<CallOrigin, usize>,
     pub live: BTreeSet<FuncId>,
+    /// The entries whose body a model replaces: they apply the whole model to their
+    /// formals (`Solver::solve`).
+    pub body_entries: BTreeSet<FuncId>,
     pub bound: BTreeSet<(usize, FuncId)>,
     /// Objects with a layout made field-insensitive by a gep.
     pub collapsed: BTreeSet<ObjId>,
@@ -212,6 +220,7 @@ impl<'p> Reference<'p> {
             calls,
             call_index: BTreeMap::new(),
             live: BTreeSet::new(),
+            body_entries: BTreeSet::new(),
             bound: BTreeSet::new(),
             collapsed: BTreeSet::new(),
             canonical_for: BTreeSet::new(),
@@ -234,6 +243,9 @@ impl<'p> Reference<'p> {
         for &f in entries {
             if prog.functions[f as usize].defined {
                 r.live.insert(f);
+                if prog.functions[f as usize].body_replaced() {
+                    r.body_entries.insert(f);
+                }
             }
         }
         loop {
@@ -428,6 +440,12 @@ impl<'p> Reference<'p> {
         // Solver::activate, for every live function.
         for f in self.live.clone() {
             let func = &prog.functions[f as usize];
+            if func.body_replaced() {
+                // Solver::activate -> apply_body_model: the model on the formals, not the
+                // body.
+                self.body_model(f);
+                continue;
+            }
             for a in &func.accesses {
                 self.add_access(
                     f,
@@ -651,23 +669,16 @@ impl<'p> Reference<'p> {
         let func = &self.prog.functions[g as usize];
         if let Some(model) = call.model.or(func.model) {
             self.apply_model(c, g, &call, model);
-        } else if func.defined {
-            for (i, a) in call.args.iter().enumerate() {
-                let Some(a) = *a else { continue };
-                match func.formals.get(i) {
-                    Some(Some(f)) => {
-                        let s = self.points_to(a);
-                        self.add_pts_all(Var::Prog(*f), s);
-                    }
-                    Some(None) => {}
-                    None => {
-                        if let Some((vobj, _)) = func.varargs {
-                            let s = self.points_to(a);
-                            self.add_mem_all((vobj, 0), s);
-                        }
-                    }
+            if call.model.is_none() && func.body_replaced() {
+                // The arguments to the formals, and the function live (its own effects
+                // are the model's on them).
+                self.bind_args(&call, g);
+                if self.live.insert(g) {
+                    self.changed = true;
                 }
             }
+        } else if func.defined {
+            self.bind_args(&call, g);
             if let (Some(r), Some(gr)) = (call.ret, func.ret) {
                 let s = self.points_to(Var::Prog(gr));
                 self.add_pts_all(r, s);
@@ -677,6 +688,27 @@ impl<'p> Reference<'p> {
             }
         } else {
             self.apply_model(c, g, &call, Model::Unknown);
+        }
+    }
+
+    /// Solver::bind_args: arguments to formals, extra ones to the variadic area.
+    fn bind_args(&mut self, call: &RCall, g: FuncId) {
+        let func = &self.prog.functions[g as usize];
+        for (i, a) in call.args.iter().enumerate() {
+            let Some(a) = *a else { continue };
+            match func.formals.get(i) {
+                Some(Some(f)) => {
+                    let s = self.points_to(a);
+                    self.add_pts_all(Var::Prog(*f), s);
+                }
+                Some(None) => {}
+                None => {
+                    if let Some((vobj, _)) = func.varargs {
+                        let s = self.points_to(a);
+                        self.add_mem_all((vobj, 0), s);
+                    }
+                }
+            }
         }
     }
 
@@ -719,10 +751,38 @@ impl<'p> Reference<'p> {
         self.calls.len() - 1
     }
 
+    /// Solver::apply_body_model: the model of `f`, whose body it replaces, applied to its
+    /// formals by a call of `f` by itself; all of it for an entry, else only the effects
+    /// that are its own (`models::own_effect`), each of its calls having applied the rest.
+    fn body_model(&mut self, f: FuncId) {
+        let func = &self.prog.functions[f as usize];
+        let Some(Model::Known(effects)) = func.model else {
+            return;
+        };
+        let entry = self.body_entries.contains(&f);
+        let c = self.synthetic_call(RCall {
+            origin: CallOrigin::Body { func: f },
+            caller: f,
+            callee: RCallee::Direct(f),
+            args: func.formals.iter().map(|a| a.map(Var::Prog)).collect(),
+            ret: func.ret.map(Var::Prog),
+            line: 0,
+            heap: None,
+            arg_ptr: None,
+            model: None,
+        });
+        let call = self.calls[c].clone();
+        let own: Vec<Effect> = effects
+            .iter()
+            .copied()
+            .filter(|e| entry || crate::models::own_effect(e))
+            .collect();
+        self.apply_effects(c, f, &call, &own);
+    }
+
     /// Solver::apply_model: the effects of model `model` of `g` at call c.
     fn apply_model(&mut self, c: usize, g: FuncId, call: &RCall, model: Model) {
         let caller = call.caller;
-        let arg = |i: usize| call.args.get(i).copied().flatten();
         let effects = match model {
             Model::Known(e) => e,
             Model::Unknown => {
@@ -769,6 +829,13 @@ impl<'p> Reference<'p> {
                 return;
             }
         };
+        self.apply_effects(c, g, call, effects);
+    }
+
+    /// The effects of a known model of `g` at call c.
+    fn apply_effects(&mut self, c: usize, g: FuncId, call: &RCall, effects: &[Effect]) {
+        let caller = call.caller;
+        let arg = |i: usize| call.args.get(i).copied().flatten();
         for (k, e) in effects.iter().enumerate() {
             match *e {
                 Effect::Alloc | Effect::RetStatic => {
@@ -1112,7 +1179,14 @@ impl<'p> Reference<'p> {
                     r.extend(&dref[h]);
                     fr.extend(&dfree[h]);
                     for &g in &self.callees[h] {
-                        if !comp[f].contains(&(g as usize)) {
+                        // A call of a function whose body a model replaces has the model's
+                        // effects where it is made; the function's sets are not its callers'.
+                        let replaced = self
+                            .prog
+                            .functions
+                            .get(g as usize)
+                            .is_some_and(|x| x.body_replaced());
+                        if !comp[f].contains(&(g as usize)) && !replaced {
                             m.extend(&m_out[g as usize]);
                             r.extend(&r_out[g as usize]);
                             fr.extend(&f_out[g as usize]);

@@ -523,3 +523,105 @@ fn a_call_after_a_pending_skip_may_read_what_the_skip_allocates() {
     // The lookup writes nothing (it only reads), so not that element either.
     assert!(!a.may_write(&s.prog, &elem, None));
 }
+
+/// Calls of libc functions whose body a model replaces (tests/fixtures/libbody.c defines
+/// memcpy, strlen and strcpy with C bodies, as KLEE's module with uclibc does), analysed
+/// past-sensitively: the analysed call IS the replaced function, its formals hold the
+/// state's arguments, and the answer is the model's (issue 25). Before the fix the body
+/// was analysed instead: its byte-wise copy left `memcpy`'s post-state without the copied
+/// pointers, and `strcpy` did not read its destination (the model, shared with strcat,
+/// does). The whole-program answer for a call of strcpy (KLEE's SPA mode) was empty.
+#[test]
+fn a_call_of_a_replaced_function_answers_with_its_model() {
+    use pspa::abstraction::AbsLoc;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let module = root.join("tests/fixtures/libbody.c");
+    let mut s = Session::open(&module, &Default::default()).unwrap();
+    let state = |v: serde_json::Value| {
+        LoadedSnapshot::new(
+            PathBuf::from("generated.json"),
+            serde_json::from_value(v).unwrap(),
+            module.clone(),
+        )
+        .unwrap()
+    };
+    // memcpy(&x, &y, 16), y = {&c, &d}.
+    let snap = state(serde_json::json!({"schema": "pspa.snapshot/1",
+        "module": module.display().to_string(),
+        "call": {"function": "memcpy", "args": [
+            {"targets": [{"object": 1, "offset": 0}]},
+            {"targets": [{"object": 2, "offset": 0}]},
+            {"value": "int"}]},
+        "globals": {"c": 3, "d": 4},
+        "objects": [
+            {"id": 1, "site": "stack:main:x", "size": 16, "type": "struct.pair", "pointers": []},
+            {"id": 2, "site": "stack:main:y", "size": 16, "type": "struct.pair",
+             "pointers": [{"offset": 0, "targets": [{"object": 3, "offset": 0}]},
+                          {"offset": 8, "targets": [{"object": 4, "offset": 0}]}]},
+            {"id": 3, "site": "global:c", "size": 4, "type": "i32", "pointers": []},
+            {"id": 4, "site": "global:d", "size": 4, "type": "i32", "pointers": []}]}));
+    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+    let (abs, result, _) = s.analyze_graph_after(&g, &[], true).unwrap();
+    let labels = |set| pspa::local::CallResult::labels(&s.prog, &abs, set);
+    assert_eq!(
+        labels(&result.modset),
+        ["stack:main:x@1.0", "stack:main:x@1.1"]
+    );
+    assert_eq!(
+        labels(&result.refset),
+        ["stack:main:y@2.0", "stack:main:y@2.1"]
+    );
+    // The post-state has y's pointers in x, field by field (Copy(0, 1)).
+    let post = &result.post;
+    let at = |uid: u64| {
+        post.objects
+            .iter()
+            .position(|o| o.uid == Some(uid))
+            .unwrap() as u32
+    };
+    let holds = |obj: u64, field: u32, target: u64| {
+        post.edges.contains(&(
+            AbsLoc::Field {
+                obj: at(obj),
+                field,
+            },
+            AbsLoc::Field {
+                obj: at(target),
+                field: 0,
+            },
+        ))
+    };
+    assert!(holds(1, 0, 3) && holds(1, 1, 4), "post-state {post:?}");
+    assert!(!holds(1, 0, 4) && !holds(1, 1, 3));
+
+    // strcpy(buf1, s1): writes buf1, reads both.
+    let snap = state(serde_json::json!({"schema": "pspa.snapshot/1",
+        "module": module.display().to_string(),
+        "call": {"function": "strcpy", "args": [
+            {"targets": [{"object": 1, "offset": 0}]},
+            {"targets": [{"object": 2, "offset": 0}]}]},
+        "globals": {"buf1": 1, "s1": 2},
+        "objects": [
+            {"id": 1, "site": "global:buf1", "size": 8, "type": "[8 x i8]", "pointers": []},
+            {"id": 2, "site": "global:s1", "size": 8, "type": "[8 x i8]", "pointers": []}]}));
+    let r = s.analyze_snapshot(&snap).unwrap();
+    assert_eq!(r.modset, ["global:buf1@1.0"]);
+    assert_eq!(r.refset, ["global:buf1@1.0", "global:s1@2.0"]);
+
+    // SPA: the whole-program answer for a call of strcpy (`dup1`, `dup2` call it): writes
+    // what its destinations may be, reads those and its sources, nothing else.
+    let a = pspa::analysis::analyze(&s.prog);
+    let strcpy = s.prog.function_by_name("strcpy").unwrap();
+    let spa = Answer::whole_program(&a, strcpy, None);
+    let obj = |site: &str| LiveObject {
+        id: 1,
+        site: Some(s.prog.object_by_label(site).unwrap()),
+        existed: true,
+    };
+    let p = &s.prog;
+    assert!(spa.may_write(p, &obj("global:buf1"), None));
+    assert!(spa.may_write(p, &obj("global:buf2"), None));
+    assert!(!spa.may_write(p, &obj("global:s1"), None));
+    assert!(spa.may_read(p, &obj("global:s2"), Some((0, 1))));
+    assert!(!spa.may_read(p, &obj("global:g1"), None));
+}

@@ -9,13 +9,23 @@ use roaring::RoaringBitmap;
 
 impl<'p> Solver<'p> {
     /// Make a function's constraints part of the problem (it is reachable from an entry).
+    /// A function whose body a model replaces gets the model's effects on its formals
+    /// instead (`apply_body_model`): all of them when it is an entry (`entry`).
     pub fn activate(&mut self, f: FuncId) {
+        self.activate_as(f, false)
+    }
+
+    pub(super) fn activate_as(&mut self, f: FuncId, entry: bool) {
         if self.live[f as usize] || !self.prog.functions[f as usize].defined {
             return;
         }
         self.live[f as usize] = true;
         self.stats.live_functions += 1;
         let func = &self.prog.functions[f as usize];
+        if func.body_replaced() {
+            self.apply_body_model(f, entry);
+            return;
+        }
         for a in &func.accesses {
             self.accesses[f as usize].push((*a, false));
         }
@@ -63,26 +73,38 @@ impl<'p> Solver<'p> {
         if let Some(model) = call.model.or(func.model) {
             // External functions, and user-declared allocators even when they have a body.
             self.apply_model(c, &call, model);
-        } else if func.defined {
-            for (i, a) in call.args.iter().enumerate() {
-                let Some(a) = *a else { continue };
-                match func.formals.get(i) {
-                    Some(Some(f)) => self.add_edge(a, *f),
-                    Some(None) => {}
-                    None => {
-                        if let Some((vobj, _)) = func.varargs {
-                            let base = self.objs[vobj as usize].base;
-                            self.add_edge(a, base);
-                        }
-                    }
-                }
+            if call.model.is_none() && func.body_replaced() {
+                // The caller has the model's effects; the replaced function's own sets
+                // are the model's over the arguments of all its calls (`activate`).
+                self.bind_args(&call, g);
+                self.activate(g);
             }
+        } else if func.defined {
+            self.bind_args(&call, g);
             if let (Some(r), Some(gr)) = (call.ret, func.ret) {
                 self.add_edge(gr, r);
             }
             self.activate(g);
         } else {
             self.apply_model(c, &call, Model::Unknown);
+        }
+    }
+
+    /// The call's arguments flow to g's formals (extra ones to its variadic area).
+    fn bind_args(&mut self, call: &CallSite, g: FuncId) {
+        let func = &self.prog.functions[g as usize];
+        for (i, a) in call.args.iter().enumerate() {
+            let Some(a) = *a else { continue };
+            match func.formals.get(i) {
+                Some(Some(f)) => self.add_edge(a, *f),
+                Some(None) => {}
+                None => {
+                    if let Some((vobj, _)) = func.varargs {
+                        let base = self.objs[vobj as usize].base;
+                        self.add_edge(a, base);
+                    }
+                }
+            }
         }
     }
 

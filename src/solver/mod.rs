@@ -469,10 +469,19 @@ impl<'p> Solver<'p> {
 
     // ---- solving ---------------------------------------------------------------------------
 
-    /// Solve from the current seeds, over the functions reachable from `entries`.
+    /// Solve from the current seeds, over the functions reachable from `entries`. An entry
+    /// runs once with what its formals hold: one whose body a model replaces applies the
+    /// whole model to them (`apply_body_model`), so the whole-program analysis leaves those
+    /// out of its entries (`analysis::spa_entries`).
     pub fn solve(&mut self, entries: &[FuncId]) {
-        for &f in entries {
-            self.activate(f);
+        // Those first: activating another entry binds its direct calls, which would
+        // activate a replaced callee as a callee.
+        let prog = self.prog;
+        let (first, rest): (Vec<FuncId>, Vec<FuncId>) = entries
+            .iter()
+            .partition(|&&f| prog.functions[f as usize].body_replaced());
+        for f in first.into_iter().chain(rest) {
+            self.activate_as(f, true);
         }
         loop {
             self.stats.rounds += 1;

@@ -40,9 +40,46 @@ impl<'p> Solver<'p> {
         o
     }
 
+    /// The own effects of `f`, a function whose body its model replaces
+    /// (`Function::body_replaced`): the model applied to its formals, as a call of `f` by
+    /// itself with its formals as arguments and its result as the call's result, so that
+    /// its mod/ref (and may-free set) is the model's on what its formals point to.
+    ///
+    /// `entry`: `f` is where the solve starts (the analysed call of a past-sensitive
+    /// analysis: its formals hold the state's arguments): all of the model, its copies into
+    /// memory included (the post-state of `memcpy(d, s)` has `*d`'s pointers). Otherwise
+    /// `f` is bound by calls, each of which applied the whole model itself: only what is
+    /// `f`'s own, the accesses (mod/ref, frees) and its result. Its formals hold every
+    /// call's arguments at once, so a copy or a store applied to them would mix the calls
+    /// (every copy's source flowing to every copy's destination), which is what replacing
+    /// the body avoids.
+    pub(super) fn apply_body_model(&mut self, f: FuncId, entry: bool) {
+        let func = &self.prog.functions[f as usize];
+        let Some(Model::Known(effects)) = func.model else {
+            return;
+        };
+        let call = CallSite {
+            caller: f,
+            callee: Callee::Direct(f),
+            args: func.formals.clone(),
+            ret: func.ret,
+            line: 0,
+            heap: None,
+            arg_ptr: None,
+            model: None,
+        };
+        let own: Vec<Effect> = effects
+            .iter()
+            .copied()
+            .filter(|e| entry || crate::models::own_effect(e))
+            .collect();
+        self.calls.push(call.clone());
+        let c = (self.calls.len() - 1) as CallId;
+        self.apply_effects(c, &call, &own);
+    }
+
     pub(super) fn apply_model(&mut self, c: CallId, call: &CallSite, model: Model) {
         let caller = call.caller as usize;
-        let arg = |i: usize| call.args.get(i).copied().flatten();
         let effects = match model {
             Model::Known(e) => e,
             Model::Unknown => {
@@ -89,6 +126,13 @@ impl<'p> Solver<'p> {
                 return;
             }
         };
+        self.apply_effects(c, call, effects);
+    }
+
+    /// The effects of a known model at call c.
+    fn apply_effects(&mut self, c: CallId, call: &CallSite, effects: &[Effect]) {
+        let caller = call.caller as usize;
+        let arg = |i: usize| call.args.get(i).copied().flatten();
         for (k, e) in effects.iter().enumerate() {
             match *e {
                 Effect::Alloc | Effect::RetStatic => {
