@@ -1,32 +1,35 @@
 // Skipped functions that may end the path or constrain its input (issue: right answers).
 // A path that ran on past such a call would report what cannot happen: after
 // `check_input(x)` (which exits when x > 10) main asserts x <= 10, which KLEE alone never
-// fails; after `narrow(x)` (klee_assume(x < 5)) main asserts x < 5; `die()` is _Noreturn
-// (it aborts), so the code after its call is unreachable, and KLEE alone reports the
-// abort. `quiet()` calls klee_silent_exit through a function pointer, which only the
-// whole-program analysis resolves. `helper()` ends nothing: it is skipped.
-// The rule: a function that may end the path or constrain its input, per the call graph,
-// is not skipped; one warning each names the way there. So every configuration reports
-// exactly what KLEE alone does: the abort, no assertion failure, no unreachable.
+// fails; after `quiet(x)` (klee_silent_exit through a function pointer when x == 3) main
+// asserts x != 3. And the mirror case: `maybe_abort(x)` aborts when x == 1 and writes
+// nothing, so no load ever recovers it: KLEE alone reports that abort.
+// The rules:
+// - a call that may end the path (its analysis reaches exit, abort, a failed assertion,
+//   klee_silent_exit, an `unreachable`...) is skipped, but when the path itself is about
+//   to end (a call of such a handler: the failed assertion, main's exit(0)), the pending
+//   calls that may end it are recovered first, oldest first: check_input's recovery exits
+//   on the x > 10 path, quiet's ends the x == 3 path silently, maybe_abort's reports the
+//   abort at its own line. So no assertion fails that KLEE alone does not fail.
+// - `narrow(x)` (klee_assume) is not skipped: a recovery under a path that contradicts
+//   the assumption would fail it. `die()` is _Noreturn: the instruction after its call is
+//   `unreachable`, so it is not skipped either. One warning each.
+// - `helper()` ends nothing: skipped, never recovered.
+// KLEE alone and both chopped runs: the same two aborts (die's and maybe_abort's), at the
+// same lines.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.base %t.pspa %t.spa
 // RUN: %klee --output-dir=%t.base %t.bc 2>&1 | %FileCheck %s --check-prefix=BASE
 // BASE-NOT: ASSERTION FAIL
-// BASE: abort failure
-// BASE-NOT: ASSERTION FAIL
-// BASE: KLEE: done: generated tests = [[TESTS:[0-9]+]]
-// RUN: %klee --skip-functions=check_input,narrow,die,quiet,helper --output-dir=%t.pspa %t.bc 2>&1 | %FileCheck %s
-// RUN: %klee --skip-functions=check_input,narrow,die,quiet,helper --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s
-// CHECK: KLEE: WARNING: pspa chop: --skip-functions: check_input is not skipped: it may end the path or constrain its input (check_input -> exit)
-// CHECK: KLEE: WARNING: pspa chop: --skip-functions: narrow is not skipped: it may end the path or constrain its input (narrow -> klee_assume)
-// CHECK: KLEE: WARNING: pspa chop: --skip-functions: die is not skipped: it may end the path or constrain its input (die)
-// CHECK: KLEE: WARNING: pspa chop: --skip-functions: quiet is not skipped: it may end the path or constrain its input (quiet -> bye -> klee_silent_exit)
+// BASE: KLEE: done: completed paths = [[PATHS:[0-9]+]]
+// RUN: %klee --skip-functions=check_input,narrow,die,quiet,maybe_abort,helper --output-dir=%t.pspa %t.bc 2>&1 | %FileCheck %s
+// RUN: %klee --skip-functions=check_input,narrow,die,quiet,maybe_abort,helper --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s
+// CHECK: KLEE: WARNING: pspa chop: --skip-functions: narrow is not skipped: it may constrain the path's input (narrow -> klee_assume)
+// CHECK: KLEE: WARNING: pspa chop: --skip-functions: die is not skipped: it does not return
 // CHECK-NOT: ASSERTION FAIL
 // CHECK-NOT: unreachable
-// CHECK: abort failure
-// CHECK-NOT: ASSERTION FAIL
 // CHECK: KLEE: done: created snapshots = {{[1-9][0-9]*}}
-// CHECK: KLEE: done: pspa chop: functions not skipped (they may end the path) = 4, calls by invoke run (not skipped) = 0
+// CHECK: KLEE: done: pspa chop: functions not skipped (noreturn, or constrain the input) = 2, calls by invoke run (not skipped) = 0, recovered before the path ends (the call may end it) = {{[1-9][0-9]*}}
 // RUN: %python %checks same-errors %t.pspa %t.base
 // RUN: %python %checks same-errors %t.spa %t.base
 #include "klee/klee.h"
@@ -50,6 +53,11 @@ void quiet(int x) {
     handler(0);
 }
 
+void maybe_abort(int x) {
+  if (x == 1)
+    abort();
+}
+
 void helper(void) { counter++; }
 
 int main(void) {
@@ -61,8 +69,9 @@ int main(void) {
   klee_assert(x < 5);
   quiet(x);
   klee_assert(x != 3);
+  maybe_abort(x);
   helper();
   if (x == 0)
     die();
-  return 0;
+  exit(0);
 }

@@ -20,4 +20,6 @@ else
   cmake --build build -j2
   cargo build --release -q --bin pspa
   KLEE_BUILD_DIR="$klee_build" KLEE_SRC_DIR="$klee_src" lit -v klee-tests
+  # The library models that replace uclibc's bodies, against those bodies (reference solver).
+  KLEE_UCLIBC_DIR="${KLEE_UCLIBC_DIR:-$(dirname "$klee_build")/uclibc}" cargo test --release --test uclibc -- --nocapture
 fi

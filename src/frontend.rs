@@ -289,6 +289,9 @@ struct Front<'m> {
     files: FxHashMap<String, u32>,
     cur: FuncId,
     ptr_bits: u32,
+    /// Direct calls (instruction address) of variadic functions: KLEE names the object
+    /// holding a call's variadic arguments by the call instruction.
+    vararg_calls: Vec<(usize, FuncId)>,
 }
 
 impl<'m> Front<'m> {
@@ -324,6 +327,7 @@ impl<'m> Front<'m> {
             files: Default::default(),
             cur: 0,
             ptr_bits,
+            vararg_calls: Vec::new(),
         }
     }
 
@@ -469,6 +473,13 @@ impl<'m> Front<'m> {
                 self.function(f)?;
             }
             f = LLVMGetNextFunction(f);
+        }
+        // KLEE allocates a variadic call's arguments in one object whose `allocSite` is
+        // the call: that object is the callee's `...` object (`Function::varargs`).
+        for (call, g) in std::mem::take(&mut self.vararg_calls) {
+            if let Some((o, _)) = self.prog.functions[g as usize].varargs {
+                self.prog.site_objects.entry(call).or_insert(o);
+            }
         }
         Ok(())
     }
@@ -1252,6 +1263,9 @@ impl<'m> Front<'m> {
                     if m == Model::Unknown {
                         *self.prog.stats.unknown_externals.entry(gname).or_insert(0) += 1;
                     }
+                }
+                if self.prog.functions[g as usize].defined {
+                    self.vararg_calls.push((i as usize, g));
                 }
                 (Callee::Direct(g), allocates)
             }

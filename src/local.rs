@@ -72,6 +72,10 @@ pub struct CallResult {
     /// An indirect call of the call's code may go through the `unknown` object: its callee
     /// is not known, so neither are its effects (clients answer "may" for everything).
     pub calls_unknown: bool,
+    /// Every function the call may run or call (the callee, the functions reached from it
+    /// under the state's function pointers, and the declared functions they call), ids of
+    /// the whole program, sorted: whether a skipped call may end the path (exit, abort).
+    pub calls: Vec<FuncId>,
 }
 
 /// Points-to sets of program variables, each distinct set stored once: at -O0 many
@@ -362,7 +366,22 @@ impl<'p> CallAnalysis<'p> {
                 ValueSets::default()
             },
             calls_unknown: self.calls_unknown(abs),
+            calls: self.calls(),
         }
+    }
+
+    /// The functions the call may run (live) or call, in the whole program's ids.
+    fn calls(&self) -> Vec<FuncId> {
+        let s = &self.analysis.solver;
+        let full = |f: FuncId| self.slice.map_or(Some(f), |sl| sl.full_func(f));
+        let mut v: Vec<FuncId> = (0..s.live.len())
+            .filter(|&f| s.live[f])
+            .flat_map(|f| std::iter::once(f as FuncId).chain(s.callees[f].iter().copied()))
+            .filter_map(full)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 
     /// Whether an indirect call of a live function may call through the `unknown` object.

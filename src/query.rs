@@ -10,7 +10,7 @@
 //! from a cached summary answers the same (tests/reuse.rs checks it).
 
 use crate::abstraction::{AbstractState, PostState, UNKNOWN_SITE};
-use crate::facts::{LayoutId, ObjId, ObjKind, Program, VarId};
+use crate::facts::{FuncId, LayoutId, ObjId, ObjKind, Program, VarId};
 use crate::local::{CallResult, ResLoc, ValueSets};
 use crate::state::StateObjId;
 use rustc_hash::FxHashMap;
@@ -45,6 +45,11 @@ pub struct Answer {
     post: Option<PostState>,
     /// A whole-program answer (SPA): every object is its static site.
     whole_program: bool,
+    /// The functions the call may run or call, sorted (`CallResult::calls`); for a
+    /// whole-program answer, empty: `whole_program_of` names its function, whose calls
+    /// the whole program's call graph gives (`whole_program_calls`).
+    calls: Vec<FuncId>,
+    whole_program_of: Option<FuncId>,
 }
 
 /// A live object of a state, as a client sees it.
@@ -111,6 +116,8 @@ impl Answer {
             unknown,
             post: r.has_post.then_some(r.post),
             whole_program: false,
+            calls: r.calls,
+            whole_program_of: None,
         }
     }
 
@@ -135,6 +142,23 @@ impl Answer {
             unknown: false,
             post: None,
             whole_program: true,
+            calls: Vec::new(),
+            whole_program_of: Some(f),
+        }
+    }
+
+    /// A whole-program answer (SPA), the same for every state.
+    pub fn is_whole_program(&self) -> bool {
+        self.whole_program
+    }
+
+    /// Whether the call may run or call function `f` (its own code, what it reaches, the
+    /// declared functions they call). `callees`: the whole program's call graph
+    /// (`Solver::callees`), which a whole-program answer needs.
+    pub fn may_call(&self, f: FuncId, callees: &[Vec<FuncId>]) -> bool {
+        match self.whole_program_of {
+            Some(from) => whole_program_calls(callees, from).binary_search(&f).is_ok(),
+            None => self.calls.binary_search(&f).is_ok(),
         }
     }
 
@@ -395,4 +419,20 @@ fn field_matches(field: Option<u32>, fields: Option<&[u32]>) -> bool {
         (None, _) | (_, None) => true,
         (Some(f), Some(fs)) => fs.contains(&f),
     }
+}
+
+/// The functions a call of `f` may run or call, per the whole program's call graph.
+pub fn whole_program_calls(callees: &[Vec<FuncId>], f: FuncId) -> Vec<FuncId> {
+    let mut seen = vec![false; callees.len()];
+    let mut stack = vec![f];
+    let mut out = Vec::new();
+    while let Some(g) = stack.pop() {
+        if std::mem::replace(&mut seen[g as usize], true) {
+            continue;
+        }
+        out.push(g);
+        stack.extend(callees[g as usize].iter().copied());
+    }
+    out.sort_unstable();
+    out
 }

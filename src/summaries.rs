@@ -502,6 +502,8 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
         read_fields: r.read_fields.clone(),
         points_to,
         calls_unknown: r.calls_unknown,
+        // Functions are the program's: isomorphic states reach the same ones.
+        calls: r.calls.clone(),
     }
 }
 

@@ -625,3 +625,24 @@ fn a_call_of_a_replaced_function_answers_with_its_model() {
     assert!(spa.may_read(p, &obj("global:s2"), Some((0, 1))));
     assert!(!spa.may_read(p, &obj("global:g1"), None));
 }
+
+/// The functions a call may run or call (`may_call`: chopping asks whether a skipped call
+/// may end the path). table_insert (examples/fig1-table.h) calls table_lookup, malloc and
+/// strcpy; it never calls table_alloc, nor main. The whole-program answer says the same
+/// from the program's call graph.
+#[test]
+fn a_call_may_call_what_its_code_reaches_and_nothing_else() {
+    let (s, a) = answer();
+    let f = |n: &str| s.prog.function_by_name(n).unwrap();
+    for g in ["table_insert", "table_lookup", "malloc", "strcpy"] {
+        assert!(a.may_call(f(g), &[]), "table_insert may call {g}");
+    }
+    for g in ["table_alloc", "main"] {
+        assert!(!a.may_call(f(g), &[]), "table_insert never calls {g}");
+    }
+    let whole = pspa::analysis::analyze(&s.prog);
+    let spa = Answer::whole_program(&whole, f("table_insert"), None);
+    let callees = &whole.solver.callees;
+    assert!(spa.may_call(f("table_lookup"), callees) && spa.may_call(f("strcpy"), callees));
+    assert!(!spa.may_call(f("table_alloc"), callees) && !spa.may_call(f("main"), callees));
+}

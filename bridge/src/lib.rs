@@ -210,6 +210,9 @@ pub mod ffi {
         /// point into `o`: 0 no, 1 may, 2 not known (resolve as KLEE would).
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
         fn answer_heap_bytes(a: &CallAnswer) -> usize;
+        /// Whether the call may run or call `function` (`llvm::Function*`): a skipped call
+        /// that may reach `exit` or `abort`. True when the call failed.
+        fn answer_may_call(e: &Engine, a: &CallAnswer, function: usize) -> bool;
         /// Whether the analysis replaces the body of `function` (`llvm::Function*`) by a
         /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses
         /// go through the call's arguments.
@@ -785,6 +788,20 @@ fn engine_body_modelled(e: &Engine, function: usize) -> bool {
         let f = &s.prog.functions[f as usize];
         f.defined && f.model.is_some()
     })
+}
+
+fn answer_may_call(e: &Engine, a: &CallAnswer, function: usize) -> bool {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let answer = a.0.as_deref()?;
+        let s = e.session.as_ref()?;
+        let &f = s.prog.site_functions.get(&function)?;
+        if !answer.is_whole_program() {
+            return Some(answer.may_call(f, &[]));
+        }
+        e.spa_answers();
+        Some(answer.may_call(f, e.spa_callees.get()?))
+    }));
+    r.ok().flatten().unwrap_or(true)
 }
 
 fn engine_callees(e: &Engine, function: usize, out: &mut Vec<usize>) -> bool {

@@ -227,19 +227,33 @@ bool ChopClient::enabled() { return !SkipFunctions.empty(); }
 ChopClient::Snapshot::~Snapshot() { delete state; }
 
 namespace {
-/// Functions that end the path or narrow its constraints where they are called: KLEE's
-/// handlers for them, and the C library's functions that do not return.
-bool endsPath(const Function &f) {
+/// KLEE's handlers (and the C library's functions) that end the path where they are
+/// called: an error (abort, a failed assertion, KLEE's checks) or an exit.
+const std::set<StringRef> &endingHandlers() {
   static const std::set<StringRef> names = {
-      "exit", "_exit", "_Exit", "quick_exit", "abort", "__assert_fail", "__assert_rtn", "__assert", "_assert",
-      "klee_silent_exit", "klee_abort", "klee_report_error", "klee_assume", "longjmp", "_longjmp", "siglongjmp",
-      "__longjmp_chk", "pthread_exit", "__cxa_throw", "__cxa_rethrow", "_Unwind_Resume", "_Unwind_RaiseException",
-      "__stack_chk_fail"};
-  return f.doesNotReturn() || names.count(f.getName());
+      "exit",        "_exit",          "_Exit",         "quick_exit",   "abort",        "__assert_fail",
+      "__assert_rtn", "__assert",      "_assert",       "klee_silent_exit", "klee_abort", "klee_report_error",
+      "longjmp",     "_longjmp",       "siglongjmp",    "__longjmp_chk", "pthread_exit", "__cxa_throw",
+      "__cxa_rethrow", "_Unwind_Resume", "_Unwind_RaiseException", "__stack_chk_fail"};
+  return names;
 }
+
+/// A function that ends the path where it is called.
+bool endsPath(const Function &f) { return f.doesNotReturn() || endingHandlers().count(f.getName()); }
 } // namespace
 
 ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
+  // What may end a path: the handlers, and the functions holding an `unreachable` (what
+  // follows a call that does not return, or __builtin_unreachable): a skipped call that
+  // may run one of them is recovered before the path ends (declaredCall).
+  for (Function &g : m) {
+    bool ends = endsPath(g);
+    for (BasicBlock &bb : g)
+      for (Instruction &inst : bb)
+        ends |= isa<UnreachableInst>(inst);
+    if (ends)
+      enders.push_back(&g);
+  }
   for (const SkipSpec &spec : SkipFunctions) {
     Function *f = m.getFunction(spec.name);
     if (!f || f->isDeclaration()) {
@@ -251,13 +265,15 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
       continue;
     }
     std::string chain;
-    if (mayEndPath(m, f, chain)) {
-      // A path that ran on past a call that ends it (or narrows its input) would report
-      // what cannot happen; recovering only when its writes are read would be too late.
+    if (f->doesNotReturn() || mayConstrain(m, f, chain)) {
+      // After a call that does not return, the next instruction is `unreachable`: the
+      // path cannot go on. klee_assume narrows the input: a path run on past it would
+      // report what the narrowed input cannot do, and a recovery under a contradicting
+      // path would fail the assumption (a KLEE error of its own).
       ++refusedSkips;
-      klee::klee_warning("pspa chop: --skip-functions: %s is not skipped: it may end the path or constrain its "
-                         "input (%s)",
-                         spec.name.c_str(), chain.c_str());
+      klee::klee_warning("pspa chop: --skip-functions: %s is not skipped: %s", spec.name.c_str(),
+                         f->doesNotReturn() ? "it does not return"
+                                            : ("it may constrain the path's input (" + chain + ")").c_str());
       continue;
     }
     std::set<unsigned> &lines = skip[f];
@@ -275,48 +291,35 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
   }
 }
 
-bool ChopClient::mayEndPath(llvm::Module &m, Function *f, std::string &chain) {
+bool ChopClient::mayConstrain(llvm::Module &m, Function *f, std::string &chain) {
   // Breadth-first over the call graph: the direct calls in the bodies, and the callees the
-  // whole-program analysis resolves for indirect calls. The first function reached that
-  // ends the path (or holds an `unreachable`, what follows a call that does not return)
+  // whole-program analysis resolves for indirect calls; the first klee_assume reached
   // gives the chain.
   std::map<Function *, Function *> parent{{f, nullptr}};
   std::vector<Function *> queue{f};
   std::unordered_map<std::size_t, Function *> byAddress;
   for (Function &g : m)
     byAddress[reinterpret_cast<std::size_t>(&g)] = &g;
-  auto report = [&](Function *g, const char *what) {
-    std::vector<std::string> names;
-    for (Function *h = g; h; h = parent[h])
-      names.push_back(h->getName().str());
-    std::reverse(names.begin(), names.end());
-    chain.clear();
-    for (std::size_t i = 0; i < names.size(); ++i)
-      chain += (i ? " -> " : "") + names[i];
-    chain += what;
-    return true;
-  };
   for (std::size_t i = 0; i < queue.size(); ++i) {
     Function *g = queue[i];
-    if (endsPath(*g))
-      return report(g, "");
+    if (g->getName() == "klee_assume") {
+      std::vector<std::string> names;
+      for (Function *h = g; h; h = parent[h])
+        names.push_back(h->getName().str());
+      std::reverse(names.begin(), names.end());
+      chain.clear();
+      for (std::size_t k = 0; k < names.size(); ++k)
+        chain += (k ? " -> " : "") + names[k];
+      return true;
+    }
     if (g->isDeclaration())
       continue;
     std::vector<Function *> next;
-    bool unreachable = false;
     for (BasicBlock &bb : *g)
-      for (Instruction &inst : bb) {
-        unreachable |= isa<UnreachableInst>(inst);
+      for (Instruction &inst : bb)
         if (auto *cb = dyn_cast<CallBase>(&inst))
-          if (auto *callee = dyn_cast<Function>(cb->getCalledOperand()->stripPointerCasts())) {
+          if (auto *callee = dyn_cast<Function>(cb->getCalledOperand()->stripPointerCasts()))
             next.push_back(callee);
-            // Name the function that ends the path rather than the `unreachable` after it.
-            if (endsPath(*callee) && parent.emplace(callee, g).second)
-              return report(callee, "");
-          }
-      }
-    if (unreachable)
-      return report(g, ": an unreachable instruction");
     rust::Vec<std::size_t> resolved;
     pspa::engine_callees(host.analysisEngine(), reinterpret_cast<std::size_t>(g), resolved);
     for (std::size_t a : resolved)
@@ -327,6 +330,22 @@ bool ChopClient::mayEndPath(llvm::Module &m, Function *f, std::string &chain) {
         queue.push_back(h);
   }
   return false;
+}
+
+bool ChopClient::mayEnd(Snapshot &s) {
+  if (s.mayEnd < 0) {
+    analyse(s);
+    s.mayEnd = 0;
+    if (!s.answer || !pspa::answer_ok(**s.answer))
+      s.mayEnd = 1; // nothing known: it may
+    else
+      for (Function *e : enders)
+        if (pspa::answer_may_call(host.analysisEngine(), **s.answer, reinterpret_cast<std::size_t>(e))) {
+          s.mayEnd = 1;
+          break;
+        }
+  }
+  return s.mayEnd == 1;
 }
 
 klee::Searcher *ChopClient::wrap(klee::Searcher *base) {
@@ -533,6 +552,20 @@ bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *k
       onMemoryAccess(state, ki, op.first, klee::ConstantExpr::create(off, addr->getWidth()),
                      static_cast<unsigned>(size->getZExtValue()), true);
     }
+    return false;
+  }
+  if (endingHandlers().count(name)) {
+    // The path ends here (an error, an exit). A pending call that may itself end the path
+    // (exit, abort, a failed assertion, as its analysis says) comes first in program
+    // order: it is recovered before, so that the path reports what the program does
+    // first, and never an error past a call that ended it. Then the handler runs again.
+    for (std::size_t i = 0; i < p.pending.size(); ++i)
+      if (mayEnd(*p.pending[i].snap)) {
+        ++endRecoveries;
+        recover(state, p, i, ki);
+        state.pc = state.prevPC;
+        return true;
+      }
     return false;
   }
   // KLEE's own handlers (SpecialFunctionHandler.cpp's table) touch no memory of the
@@ -1003,8 +1036,9 @@ void ChopClient::report(klee::InterpreterHandler &handler) {
                << replayedEffects << "\n";
   llvm::errs() << "KLEE: done: pspa chop: recoveries waited for by a load or a free = " << triggeredRecoveries
                << ", of which the call wrote none of those bytes (spurious) = " << spuriousRecoveries << "\n";
-  llvm::errs() << "KLEE: done: pspa chop: functions not skipped (they may end the path) = " << refusedSkips
-               << ", calls by invoke run (not skipped) = " << invokeCalls << "\n";
+  llvm::errs() << "KLEE: done: pspa chop: functions not skipped (noreturn, or constrain the input) = " << refusedSkips
+               << ", calls by invoke run (not skipped) = " << invokeCalls
+               << ", recovered before the path ends (the call may end it) = " << endRecoveries << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;

@@ -221,6 +221,8 @@ private:
     std::vector<Pending> before;
     Answer answer;
     bool analysed = false;
+    /// mayEnd's answer (-1: not asked yet).
+    int mayEnd = -1;
     /// mayFree's answers by object id: it is asked at every write into an older object.
     std::unordered_map<std::uint64_t, bool> mayFreeOf;
     ~Snapshot();
@@ -262,10 +264,12 @@ private:
     std::uint64_t snapshots = 0, recoveries = 0, resultUsed = 0;
     std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
   };
-  /// Whether a call of `f` may end the path or constrain its input (exit, abort, a failed
-  /// assertion, klee_assume, longjmp, a function that does not return), per the call graph:
-  /// then `chain` names the way there. Such functions are not skipped.
-  bool mayEndPath(llvm::Module &m, llvm::Function *f, std::string &chain);
+  /// Whether a call of `f` may constrain the path's input (klee_assume), per the whole
+  /// program's call graph: then `chain` names the way there. Such functions are not skipped.
+  bool mayConstrain(llvm::Module &m, llvm::Function *f, std::string &chain);
+  /// Whether the skipped call of `s` may end the path (run one of `enders`), per its
+  /// analysis (past-sensitive: the state's function pointers decide).
+  bool mayEnd(Snapshot &s);
   /// Analyse the skipped call of `s` once, from its snapshot joined with the post-states
   /// of the older skips pending then (analysed first).
   void analyse(Snapshot &s);
@@ -299,13 +303,16 @@ private:
   Host &host;
   std::map<llvm::Function *, std::set<unsigned>> skip; // function -> call lines (empty: all)
   std::set<llvm::Function *> warnedInvoke;
+  /// The functions that end a path where they are called (endsPath, or holding an
+  /// `unreachable`).
+  std::vector<llvm::Function *> enders;
   ChopSearcher *searcher = nullptr;
   std::unordered_map<const klee::ExecutionState *, PathState> paths;
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
   const klee::ExecutionState *completing = nullptr;
   std::map<std::string, FunctionStats> stats;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
-                joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, fallbacks = 0, externalRecoveries = 0,
+                joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0, externalRecoveries = 0,
                 writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0, triggeredRecoveries = 0, spuriousRecoveries = 0;
 };
 
