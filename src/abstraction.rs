@@ -387,6 +387,25 @@ pub struct PostState {
     pub edges: Vec<(AbsLoc, AbsLoc)>,
 }
 
+impl PostState {
+    /// What memory may look like after this call and after `newer`'s: both graphs, objects
+    /// matched by origin (field-insensitive where either is). A path's pending skips are
+    /// carried as one such union, so that an analysis joins one post-state, not one per
+    /// pending call (they overlap: hundreds of pending calls on a libtasn1 path).
+    pub fn union(&self, newer: &PostState) -> PostState {
+        let mut a = AbstractState {
+            objects: self.objects.clone(),
+            edges: self.edges.clone(),
+            ..Default::default()
+        };
+        a.merge(newer);
+        PostState {
+            objects: a.objects,
+            edges: a.edges,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,6 +423,29 @@ mod tests {
 
     fn at(obj: u32) -> AbsLoc {
         AbsLoc::Field { obj, field: 0 }
+    }
+
+    /// The union of two post-states matches objects by origin: 11 is in both (one object),
+    /// with the edges of both; 10 and 12 come one from each. An object field-insensitive
+    /// in either is field-insensitive in the union.
+    #[test]
+    fn union_of_post_states_matches_objects_by_origin() {
+        let mut layered = object(11);
+        layered.layout = Some(0);
+        let older = PostState {
+            objects: vec![object(10), layered],
+            edges: vec![(at(1), at(0))],
+        };
+        let newer = PostState {
+            objects: vec![object(11), object(12)],
+            edges: vec![(at(0), at(1))],
+        };
+        let u = older.union(&newer);
+        let ids: Vec<_> = u.objects.iter().map(|o| o.uid.unwrap()).collect();
+        assert_eq!(ids, vec![10, 11, 12]);
+        // older: 11 -> 10; newer: 11 -> 12 (renumbered: 11 is 1, 12 is 2).
+        assert_eq!(u.edges, vec![(at(1), at(0)), (at(1), at(2))]);
+        assert_eq!(u.objects[1].layout, None, "field-insensitive in the newer post-state");
     }
 
     /// Objects 0 and 1 are the state's own; a merged post-state brought 2, 3 and 4. Object

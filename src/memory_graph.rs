@@ -100,6 +100,20 @@ impl MemoryGraph {
         Ok(())
     }
 
+    /// Meet object `id` of the state (opaque) if the state still has it: an object a
+    /// skipped call's post-state points to, which the projection did not reach. False
+    /// when the state has no such object (freed since).
+    pub fn meet(&mut self, s: &dyn SymbolicState, id: StateObjId) -> Result<bool> {
+        if self.index.contains_key(&id) {
+            return Ok(true);
+        }
+        if s.object(id).is_none() {
+            return Ok(false);
+        }
+        self.discover(id, s)?;
+        Ok(true)
+    }
+
     /// Read every reachable object, breadth first from the roots (objects join in the
     /// order they are met, so this is the order of a breadth-first walk).
     pub fn fetch_all(&mut self, s: &dyn SymbolicState, roots: Roots) -> Result<()> {

@@ -338,6 +338,14 @@ impl Answer {
         self.post.as_ref()
     }
 
+    /// Make the post-state also cover `older`'s (the skipped calls pending when this one
+    /// was analysed): a later analysis on the path then joins this one post-state alone.
+    pub fn join_older_post(&mut self, older: &PostState) {
+        if let Some(p) = &self.post {
+            self.post = Some(older.union(p));
+        }
+    }
+
     pub fn modset(&self) -> &[ResLoc] {
         &self.modset
     }

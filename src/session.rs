@@ -474,6 +474,23 @@ impl Session {
         &mut self,
         read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
     ) -> Result<(MemoryGraph, AbstractState, CallResult, CallStats)> {
+        self.analyze_on_demand_after(read, &[], false, false)
+    }
+
+    /// `analyze_on_demand` of a state that lacks the writes of skipped calls still pending
+    /// on its path (paper 6.2): each round's partial state joins their post-states (oldest
+    /// first), and what the join reaches that the state has but the round had not met
+    /// (an object a pending call stored a pointer to) is met from the state and read on
+    /// demand like the rest: its contents now, not as the post-state saw them.
+    /// `need_post`: keep this call's post-state (it is skipped). `eager`: read everything
+    /// reachable before solving (the reference, `--pspa-eager-projection`).
+    pub fn analyze_on_demand_after(
+        &mut self,
+        read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
+        posts: &[&PostState],
+        need_post: bool,
+        eager: bool,
+    ) -> Result<(MemoryGraph, AbstractState, CallResult, CallStats)> {
         let t = Instant::now();
         let mut g = MemoryGraph::default();
         read(self, &mut g, Fetch::Roots)?;
@@ -483,7 +500,7 @@ impl Session {
             .and_then(|f| self.predicted.get(&f))
             .cloned()
             .unwrap_or_default();
-        if function.is_some_and(|f| self.heavy.contains(&f)) {
+        if eager || function.is_some_and(|f| self.heavy.contains(&f)) {
             // Its solves are heavy: one round over everything, not several.
             read(self, &mut g, Fetch::All)?;
         } else {
@@ -492,10 +509,37 @@ impl Session {
         let mut solve_total = 0.0;
         let mut reused_all = true;
         let mut rounds = 0;
+        // Objects merged post-states reach that the state no longer has (freed since).
+        let mut gone = rustc_hash::FxHashSet::default();
         loop {
             rounds += 1;
-            let (abs, abs_stats) = self.abstract_graph(&g)?;
-            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, false)?;
+            let (mut abs, abs_stats) = self.abstract_graph(&g)?;
+            if !posts.is_empty() {
+                let own = abs.objects.len();
+                for post in posts {
+                    abs.merge(post);
+                }
+                abs.retain_reachable(own);
+                let missing: Vec<_> = abs.objects[own..]
+                    .iter()
+                    .filter_map(|o| o.uid)
+                    .filter(|id| !gone.contains(id))
+                    .collect();
+                if !missing.is_empty() {
+                    read(self, &mut g, Fetch::Meet(&missing))?;
+                    gone.extend(missing.into_iter().filter(|id| !g.index.contains_key(id)));
+                    if eager {
+                        read(self, &mut g, Fetch::All)?;
+                    }
+                    continue;
+                }
+                // What is left of the merge is not the state's: static sites, and objects
+                // freed since, whose post-state edges are all there is to them.
+                for o in &mut abs.objects[own..] {
+                    o.opaque = false;
+                }
+            }
+            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post)?;
             solve_total += solve_ms;
             reused_all &= reused;
             if let (Some(f), true) = (function, result.work > self.eager_work) {
@@ -514,7 +558,7 @@ impl Session {
                 st.objects_read += g.fetched.iter().filter(|f| **f).count() as u64;
                 let stats = CallStats {
                     abstraction: abs_stats,
-                    merged_post_states: 0,
+                    merged_post_states: posts.len(),
                     live_functions: result.live_functions,
                     reused: reused_all,
                     solve_ms: solve_total,
@@ -650,6 +694,11 @@ pub fn fetch(st: &dyn SymbolicState, roots: Roots, g: &mut MemoryGraph, what: Fe
             }
         }
         Fetch::All => g.fetch_all(st, roots)?,
+        Fetch::Meet(ids) => {
+            for &id in ids {
+                g.meet(st, id)?;
+            }
+        }
     }
     Ok(())
 }
@@ -662,6 +711,9 @@ pub enum Fetch<'a> {
     Objects(&'a [u32]),
     /// Everything reachable (after `MAX_FETCH_ROUNDS` rounds).
     All,
+    /// These objects of the state (opaque), which merged post-states reach: those the
+    /// state still has.
+    Meet(&'a [crate::state::StateObjId]),
 }
 
 /// Solver work (`SolverStats::work`) beyond which an on-demand round is followed by

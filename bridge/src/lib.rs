@@ -298,7 +298,11 @@ pub struct PendingPosts {
 }
 
 impl PendingPosts {
-    /// The post-states to merge, or an error when one is missing.
+    /// The post-state to merge, or an error when one is missing. The youngest pending
+    /// call's covers the older ones' (`Answer::join_older_post`): every call pending now
+    /// but the youngest was pending when the youngest was skipped, so its analysis had
+    /// them (and those it had, recursively). Calls recovered since stay in it: extra
+    /// edges, which the state already has.
     fn posts(&self) -> anyhow::Result<Vec<&pspa::abstraction::PostState>> {
         if self.missing {
             anyhow::bail!(
@@ -308,8 +312,9 @@ impl PendingPosts {
         }
         Ok(self
             .answers
-            .iter()
+            .last()
             .map(|a| a.post().expect("pending_add keeps answers with a post-state"))
+            .into_iter()
             .collect())
     }
 }
@@ -610,10 +615,12 @@ fn analyze(
     let t = std::time::Instant::now();
     let read_micros = &mut e.read_micros;
     let posts = pending.posts()?;
-    // A path with pending skips, or a call to be skipped: the state is read whole, since
-    // post-states name objects an on-demand read may not have met.
-    let (g, abs, result, stats) = if session.on_demand && posts.is_empty() && !keep_post {
-        session.analyze_on_demand(&mut |sess, g, what| {
+    // Eager mode (the reference) reads everything first; with pending skips or a skipped
+    // call, through the same loop, which meets what their post-states reach.
+    let joined = !posts.is_empty() || keep_post;
+    let (g, abs, result, stats) = if session.on_demand || joined {
+        let eager = !session.on_demand;
+        let read = &mut |sess: &Session, g: &mut MemoryGraph, what: pspa::session::Fetch| {
             let t = std::time::Instant::now();
             let r = match &full {
                 Some(full) => pspa::session::fetch(full, sess.roots(), g, what),
@@ -626,7 +633,8 @@ fn analyze(
             };
             *read_micros += t.elapsed().as_micros() as u64;
             r
-        })?
+        };
+        session.analyze_on_demand_after(read, &posts, keep_post, eager)?
     } else {
         let g = match full {
             Some(full) => full,
@@ -638,7 +646,7 @@ fn analyze(
             }
         };
         *read_micros += t.elapsed().as_micros() as u64;
-        let (abs, result, stats) = session.analyze_graph_after(&g, &posts, keep_post)?;
+        let (abs, result, stats) = session.analyze_graph_after(&g, &[], false)?;
         (g, abs, result, stats)
     };
     if !dump.is_empty() {
@@ -672,7 +680,12 @@ fn analyze(
         unknown: false,
         answer_bytes: 0,
     };
-    let answer = Answer::new(&abs, result);
+    let mut answer = Answer::new(&abs, result);
+    if keep_post {
+        if let Some(older) = posts.first() {
+            answer.join_older_post(older);
+        }
+    }
     Ok((
         ffi::CallReport {
             unknown: answer.unknown(),
@@ -889,17 +902,25 @@ fn wit(
         ((*spa_answers[f as usize]).clone(), c)
     } else {
         let globals = state_globals(&mut e.globals, state, session);
-        let st = KleeState::new(state, session, f, globals);
-        let g = MemoryGraph::project(&st, session.roots());
-        st.check()?;
-        let g = g?;
-        // A fresh analysis with its points-to sets (a cached summary may lack them).
+        let posts = pending.posts()?;
+        // A fresh analysis with its points-to sets (a cached summary may lack them), of
+        // everything reachable (the colours cover what the call may reach), joined with
+        // the pending skips' post-states.
         let (reuse, points_to) = (session.reuse, session.points_to);
         session.reuse = false;
         session.points_to = true;
-        let r = pending
-            .posts()
-            .and_then(|posts| session.analyze_graph_after(&g, &posts, false));
+        let r = session
+            .analyze_on_demand_after(
+                &mut |sess, g, what| {
+                    let st = KleeState::new(state, sess, f, globals);
+                    let r = pspa::session::fetch(&st, sess.roots(), g, what);
+                    st.check().and(r)
+                },
+                &posts,
+                false,
+                true,
+            )
+            .map(|(_, abs, result, stats)| (abs, result, stats));
         session.reuse = reuse;
         session.points_to = points_to;
         let (abs, result, _) = r?;
