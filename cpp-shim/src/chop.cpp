@@ -333,6 +333,12 @@ bool ChopClient::mayConstrain(llvm::Module &m, Function *f, std::string &chain) 
 }
 
 bool ChopClient::mayEnd(Snapshot &s) {
+  if (s.mayEnd < 0 && host.wholeProgram()) {
+    // Whole-program answers are the same for every call of a function.
+    auto known = wholeProgramMayEnd.find(s.f);
+    if (known != wholeProgramMayEnd.end())
+      s.mayEnd = known->second;
+  }
   if (s.mayEnd < 0) {
     analyse(s);
     s.mayEnd = 0;
@@ -344,6 +350,8 @@ bool ChopClient::mayEnd(Snapshot &s) {
           s.mayEnd = 1;
           break;
         }
+    if (host.wholeProgram())
+      wholeProgramMayEnd[s.f] = s.mayEnd;
   }
   return s.mayEnd == 1;
 }

@@ -306,6 +306,8 @@ private:
   /// The functions that end a path where they are called (endsPath, or holding an
   /// `unreachable`).
   std::vector<llvm::Function *> enders;
+  /// mayEnd per function with whole-program answers (the same for every call).
+  std::unordered_map<llvm::Function *, int> wholeProgramMayEnd;
   ChopSearcher *searcher = nullptr;
   std::unordered_map<const klee::ExecutionState *, PathState> paths;
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
