@@ -106,12 +106,15 @@ fn bench(c: &mut Criterion) {
             |b, st| b.iter(|| assert!(s.analyze_snapshot(st).unwrap().stats.reused)),
         );
         let graph = MemoryGraph::project(&again, s.roots()).unwrap();
-        let layouts = |name: &str| {
-            s.prog
+        // Snapshot types are named (`struct.table_t`): the program's layout of that name.
+        let layouts = |t: &pspa::state::ObjType| match t {
+            pspa::state::ObjType::Named(name) => s
+                .prog
                 .layouts
                 .iter()
                 .position(|l| l.name == name.trim_start_matches('%'))
-                .map(|i| i as u32)
+                .map(|i| i as u32),
+            _ => None,
         };
         let (abs, _) = AbstractState::abstract_graph(&s.prog, &graph, &layouts).unwrap();
         g.bench_with_input(

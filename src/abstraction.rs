@@ -320,7 +320,12 @@ impl AbstractState {
             if std::mem::replace(&mut live[o as usize], true) {
                 continue;
             }
-            stack.extend(out[o as usize].iter().copied().filter(|&t| !live[t as usize]));
+            stack.extend(
+                out[o as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&t| !live[t as usize]),
+            );
         }
         if live.iter().all(|&l| l) {
             return;
@@ -347,7 +352,10 @@ impl AbstractState {
             .filter(|(h, _)| obj(h).is_none_or(|o| live[o as usize]))
             .map(|(h, t)| (tr(h), tr(t)))
             .collect();
-        debug_assert!(self.edges.windows(2).all(|w| w[0] < w[1]), "edges stay sorted");
+        debug_assert!(
+            self.edges.windows(2).all(|w| w[0] < w[1]),
+            "edges stay sorted"
+        );
         for a in &mut self.args {
             for l in a.iter_mut() {
                 *l = tr(*l);
@@ -445,7 +453,10 @@ mod tests {
         assert_eq!(ids, vec![10, 11, 12]);
         // older: 11 -> 10; newer: 11 -> 12 (renumbered: 11 is 1, 12 is 2).
         assert_eq!(u.edges, vec![(at(1), at(0)), (at(1), at(2))]);
-        assert_eq!(u.objects[1].layout, None, "field-insensitive in the newer post-state");
+        assert_eq!(
+            u.objects[1].layout, None,
+            "field-insensitive in the newer post-state"
+        );
     }
 
     /// Objects 0 and 1 are the state's own; a merged post-state brought 2, 3 and 4. Object

@@ -720,9 +720,8 @@ impl<'m> Front<'m> {
             let stride = LLVMABISizeOfType(self.td, elem);
             if !LLVMIsAConstantInt(idx).is_null() {
                 g.offset += LLVMConstIntGetSExtValue(idx) * stride as i64;
-            } else if LLVMGetTypeKind(LLVMTypeOf(idx)) == LLVMTypeKind::LLVMVectorTypeKind {
-                g.strides.push(stride);
             } else {
+                // A variable index (a vector of indices too): any multiple of the stride.
                 g.strides.push(stride);
             }
             ty = elem;
@@ -1248,8 +1247,7 @@ impl<'m> Front<'m> {
             Some(g) => {
                 let gname = self.prog.functions[g as usize].name.clone();
                 let mut allocates = false;
-                if self.opts.allocators.iter().any(|a| *a == gname)
-                    && self.prog.functions[g as usize].defined
+                if self.opts.allocators.contains(&gname) && self.prog.functions[g as usize].defined
                 {
                     // A user-declared allocator with a body: calls are allocation sites.
                     self.prog.functions[g as usize].model =
@@ -1311,9 +1309,7 @@ impl<'m> Front<'m> {
                     let from = match *e {
                         crate::models::Effect::Mod(k)
                         | crate::models::Effect::ModDeep(k)
-                        | crate::models::Effect::Free(k) => {
-                            k..k + 1
-                        }
+                        | crate::models::Effect::Free(k) => k..k + 1,
                         crate::models::Effect::ModFrom(k) => k..args.len(),
                         _ => continue,
                     };

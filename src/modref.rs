@@ -101,7 +101,7 @@ pub fn compute(s: &Solver) -> ModRef {
         }
     }
     let mut direct_free = vec![RoaringBitmap::new(); nf];
-    for f in 0..nf {
+    for (f, free) in direct_free.iter_mut().enumerate() {
         for &ptr in &s.frees[f] {
             let acc = Access {
                 ptr,
@@ -114,7 +114,7 @@ pub fn compute(s: &Solver) -> ModRef {
                 access_locs(s, &acc, false, &mut out, &mut walked);
                 out
             });
-            direct_free[f] |= &*locs;
+            *free |= &*locs;
         }
     }
     // Locals of each function.

@@ -37,7 +37,10 @@ fn installs_started_at_once_run_one_at_a_time() {
 fn timing_runs_and_their_tables() {
     let python = root().join(".venv/experiments/bin/python");
     if !Path::new(&python).exists() {
-        eprintln!("SKIPPED: no {} (./experiments/run.sh makes it)", python.display());
+        eprintln!(
+            "SKIPPED: no {} (./experiments/run.sh makes it)",
+            python.display()
+        );
         return;
     }
     let out = Command::new(&python)

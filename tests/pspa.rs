@@ -172,7 +172,7 @@ fn analyze_json(v: &Value) -> anyhow::Result<ModRefReport> {
     sess.analyze_snapshot(&s)
 }
 
-fn object_mut<'a>(v: &'a mut Value, id: u64) -> &'a mut Value {
+fn object_mut(v: &mut Value, id: u64) -> &mut Value {
     v["objects"]
         .as_array_mut()
         .unwrap()

@@ -666,14 +666,17 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
     std::fs::write(&file, lookup.to_string()).unwrap();
     std::fs::copy(root.join("examples/fig1.c"), dir.path().join("fig1.c")).unwrap();
     let lookup = LoadedSnapshot::load(&file).unwrap();
-    let labels = |s: &Session, abs: &pspa::abstraction::AbstractState, r: &pspa::local::CallResult| {
-        (
-            pspa::local::CallResult::labels(&s.prog, abs, &r.modset),
-            pspa::local::CallResult::labels(&s.prog, abs, &r.refset),
-        )
-    };
+    let labels =
+        |s: &Session, abs: &pspa::abstraction::AbstractState, r: &pspa::local::CallResult| {
+            (
+                pspa::local::CallResult::labels(&s.prog, abs, &r.modset),
+                pspa::local::CallResult::labels(&s.prog, abs, &r.refset),
+            )
+        };
     let mut outcomes = Vec::new();
-    for (post_on_demand, later_on_demand) in [(false, false), (true, false), (false, true), (true, true)] {
+    for (post_on_demand, later_on_demand) in
+        [(false, false), (true, false), (false, true), (true, true)]
+    {
         let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
         s.reuse = false;
         let post = if post_on_demand {
@@ -707,7 +710,10 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
             labels(&s, &abs, &r)
         };
         // The element the pending insert may allocate is read by the lookup.
-        assert!(got.1.iter().any(|l| l.starts_with("heap:table_insert:32")), "{got:?}");
+        assert!(
+            got.1.iter().any(|l| l.starts_with("heap:table_insert:32")),
+            "{got:?}"
+        );
         outcomes.push(got);
     }
     assert!(outcomes.windows(2).all(|w| w[0] == w[1]), "{outcomes:#?}");

@@ -157,7 +157,7 @@ fn every_svf_fact_is_ours_or_explained() {
         );
         compared += cmp.pointers.common + cmp.modset.common;
         for (kind, key, label) in compare::facts_only_in_b(&ours, &theirs, false) {
-            if name == BODY_REPLACED_FIXTURE.0 && BODY_REPLACED_FIXTURE.1.contains(&kind.as_ref()) {
+            if name == BODY_REPLACED_FIXTURE.0 && BODY_REPLACED_FIXTURE.1.contains(&kind) {
                 body_replaced += 1;
                 continue;
             }

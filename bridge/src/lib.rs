@@ -113,6 +113,26 @@ pub mod ffi {
         answer_bytes_max: u64,
     }
 
+    /// The plugin's options that shape the analysis (`engine_new`).
+    struct EngineOptions {
+        /// Whole-program analysis once (SPA), else past-sensitive at each call.
+        spa: bool,
+        /// Reuse summaries of isomorphic states (off: `--pspa-no-reuse`).
+        reuse: bool,
+        /// Project from every global (the reference), not only those the callee names.
+        all_globals: bool,
+        /// Read every reachable object before solving (the reference), not only those the
+        /// analysis reads.
+        eager: bool,
+        /// A call whose solve does more work fails (conservatively); 0: no bound.
+        max_work: u64,
+        /// Answers keep the points-to set of every pointer the call dereferences
+        /// (`answer_may_point_to`).
+        points_to: bool,
+        /// Defined functions whose calls are allocation sites (`--pspa-allocator`).
+        allocators: Vec<String>,
+    }
+
     /// What `engine_wit` computed.
     #[derive(Default)]
     struct WitReport {
@@ -126,25 +146,9 @@ pub mod ffi {
 
     extern "Rust" {
         type Engine;
-        /// An engine over KLEE's module (`llvm::Module*`). spa: whole-program analysis once;
-        /// else past-sensitive at each call. Check `engine_error` before use.
-        /// all_globals: project from every global (the reference), not only those the
-        /// callee names. eager: read every reachable object before solving (the
-        /// reference), not only those the analysis reads. max_work: a call whose solve
-        /// does more work fails (conservatively); 0: no bound. points_to: answers keep the
-        /// points-to set of every pointer the call dereferences (`answer_may_point_to`).
-        /// allocators: defined functions whose calls are allocation sites (`--allocator`).
-        fn engine_new(
-            module: usize,
-            module_name: &str,
-            spa: bool,
-            reuse: bool,
-            all_globals: bool,
-            eager: bool,
-            max_work: u64,
-            points_to: bool,
-            allocators: Vec<String>,
-        ) -> Box<Engine>;
+        /// An engine over KLEE's module (`llvm::Module*`), as `options` say. Check
+        /// `engine_error` before use.
+        fn engine_new(module: usize, module_name: &str, options: &EngineOptions) -> Box<Engine>;
         fn engine_error(e: &Engine) -> String;
         /// Analyse the call of `function` (`llvm::Function*`) in `state`; when `dump` is not
         /// empty, also write the state as a `pspa.snapshot/1` file there.
@@ -313,7 +317,10 @@ impl PendingPosts {
         Ok(self
             .answers
             .last()
-            .map(|a| a.post().expect("pending_add keeps answers with a post-state"))
+            .map(|a| {
+                a.post()
+                    .expect("pending_add keeps answers with a post-state")
+            })
             .into_iter()
             .collect())
     }
@@ -352,18 +359,7 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_default()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn engine_new(
-    module: usize,
-    module_name: &str,
-    spa: bool,
-    reuse: bool,
-    all_globals: bool,
-    eager: bool,
-    max_work: u64,
-    points_to: bool,
-    allocators: Vec<String>,
-) -> Box<Engine> {
+fn engine_new(module: usize, module_name: &str, o: &ffi::EngineOptions) -> Box<Engine> {
     // Panics are caught at every entry point and reported once by the plugin as a warning;
     // the default hook would print each one, with a backtrace, into KLEE's output.
     std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
@@ -378,17 +374,17 @@ fn engine_new(
         let mut session = Session::from_module(
             m,
             &FrontOptions {
-                allocators,
+                allocators: o.allocators.clone(),
                 ..Default::default()
             },
         )?;
-        session.reuse = reuse;
-        session.all_globals = all_globals;
-        session.on_demand = !eager;
-        session.max_work = (max_work > 0).then_some(max_work);
-        session.points_to = points_to;
-        let e = Engine::failed(String::new(), Some(session), spa);
-        if spa {
+        session.reuse = o.reuse;
+        session.all_globals = o.all_globals;
+        session.on_demand = !o.eager;
+        session.max_work = (o.max_work > 0).then_some(o.max_work);
+        session.points_to = o.points_to;
+        let e = Engine::failed(String::new(), Some(session), o.spa);
+        if o.spa {
             e.spa_answers();
         }
         Ok(e)
@@ -823,8 +819,12 @@ fn engine_callees(e: &Engine, function: usize, out: &mut Vec<usize>) -> bool {
         let &f = s.prog.site_functions.get(&function)?;
         e.spa_answers();
         let callees = e.spa_callees.get()?;
-        let address: FxHashMap<FuncId, usize> =
-            s.prog.site_functions.iter().map(|(&a, &g)| (g, a)).collect();
+        let address: FxHashMap<FuncId, usize> = s
+            .prog
+            .site_functions
+            .iter()
+            .map(|(&a, &g)| (g, a))
+            .collect();
         Some(
             callees
                 .get(f as usize)?
@@ -854,7 +854,9 @@ fn engine_wit(
     csv: &str,
     report: &mut ffi::WitReport,
 ) -> Box<WitHandle> {
-    let r = catch_unwind(AssertUnwindSafe(|| wit(e, state, function, pending, json, csv)));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        wit(e, state, function, pending, json, csv)
+    }));
     let (rep, h) = match r {
         Ok(Ok((rep, h))) => (rep, Some(h)),
         Ok(Err(err)) => (

@@ -450,11 +450,14 @@ public:
         klee::klee_warning("pspa: --pspa-allocator: no function %s in the module", a.c_str());
       allocators.push_back(rust::String::lossy(a));
     }
-    engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name,
-                                                          PspaMode == Mode::SPA, !PspaNoReuse,
-                                                          PspaAllGlobals, PspaEager, PspaMaxWork,
-                                                          PspaKeepPointsTo || pspa_plugin::ResolveClient::enabled(),
-                                                          allocators));
+    pspa::EngineOptions options{PspaMode == Mode::SPA,
+                                !PspaNoReuse,
+                                PspaAllGlobals,
+                                PspaEager,
+                                PspaMaxWork,
+                                PspaKeepPointsTo || pspa_plugin::ResolveClient::enabled(),
+                                std::move(allocators)};
+    engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name, options));
     std::string err(pspa::engine_error(**engine));
     if (!err.empty()) {
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());

@@ -64,6 +64,9 @@ enum Cx {
     EscapeClosure,
 }
 
+/// covering()'s memo: (layout, field, size) -> the abstract fields the access overlaps.
+type CoverMemo = FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>;
+
 /// Counters reported by `pspa analyze` and the benchmarks.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct SolverStats {
@@ -156,8 +159,7 @@ pub struct Solver<'p> {
     /// Constraint identity -> the single-definition variable that stands for it.
     merge_keys: FxHashMap<MergeKey<'p>, Node>,
     /// covering(): abstract fields a (layout, field, size) access overlaps, relative.
-    cover_memo:
-        std::cell::RefCell<FxHashMap<(crate::facts::LayoutId, u32, u64), std::rc::Rc<[u32]>>>,
+    cover_memo: std::cell::RefCell<CoverMemo>,
     /// When on (`track_reads`): every field node whose contents flowed somewhere (the
     /// source of a load, a copy or an escape edge). The demand-driven projection fetches
     /// an object of the state only when one of its fields is here: contents that flow
