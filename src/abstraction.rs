@@ -241,7 +241,37 @@ impl AbstractState {
         a.edges = edges;
         st.abstract_objects = a.objects.len();
         st.edges = a.edges.len();
+        a.debug_check();
         Ok((a, st))
+    }
+
+    /// The invariants every abstract state keeps (checked in debug builds after each
+    /// change): edges sorted without duplicates, every edge and argument naming an object
+    /// of the state, and a field-insensitive object named by its field 0 only
+    /// (admissible, paper 4.2).
+    pub fn debug_check(&self) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        let ok = |l: &AbsLoc| match l {
+            AbsLoc::Field { obj, field } => self
+                .objects
+                .get(*obj as usize)
+                .is_some_and(|o| o.layout.is_some() || *field == 0),
+            AbsLoc::Func(_) => true,
+        };
+        assert!(
+            self.edges.windows(2).all(|w| w[0] < w[1]),
+            "abstract edges sorted, no duplicates"
+        );
+        assert!(
+            self.edges.iter().all(|(h, t)| ok(h) && ok(t)),
+            "abstract edges name fields of the state's objects (field 0 of an insensitive one)"
+        );
+        assert!(
+            self.args.iter().flatten().all(ok),
+            "arguments point into the state's objects"
+        );
     }
 
     /// AbsFld of byte `off` of abstract object `obj`.
@@ -292,6 +322,7 @@ impl AbstractState {
         for i in collapse {
             self.collapse(i);
         }
+        self.debug_check();
     }
 
     /// Drop the objects past the first `keep` that nothing kept points to: what merged
@@ -352,15 +383,12 @@ impl AbstractState {
             .filter(|(h, _)| obj(h).is_none_or(|o| live[o as usize]))
             .map(|(h, t)| (tr(h), tr(t)))
             .collect();
-        debug_assert!(
-            self.edges.windows(2).all(|w| w[0] < w[1]),
-            "edges stay sorted"
-        );
         for a in &mut self.args {
             for l in a.iter_mut() {
                 *l = tr(*l);
             }
         }
+        self.debug_check();
     }
 
     /// Make an object field-insensitive, keeping the state admissible.

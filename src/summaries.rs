@@ -406,6 +406,18 @@ impl SummaryCache {
         for (ci, &o1) in e.canon.order.iter().enumerate() {
             map[o1 as usize] = canon.order[ci];
         }
+        // Invariant (reuse is an isomorphism): the map is one-to-one onto the new state's
+        // objects, whatever order their ids came in.
+        debug_assert!(
+            {
+                let mut seen = vec![false; abs.objects.len()];
+                map.len() == abs.objects.len()
+                    && map.iter().all(|&o| {
+                        (o as usize) < seen.len() && !std::mem::replace(&mut seen[o as usize], true)
+                    })
+            },
+            "a reused summary's object map is a bijection"
+        );
         let r = translate(&e.result, &map, abs);
         entries.push_front(e);
         Some(r)

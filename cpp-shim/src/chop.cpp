@@ -34,6 +34,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <set>
 #include <sstream>
@@ -126,6 +127,13 @@ void markBy(std::vector<unsigned> &bytes, std::size_t size, std::uint64_t off, s
     bytes.resize(size, 0);
   for (std::uint64_t i = off; i < off + n && i < size; ++i)
     bytes[i] = seq;
+}
+
+/// A path stops waiting on a skipped call's result: KLEE asks beforeInstruction while
+/// pluginWatch > 0, and each held result counts one.
+void unwatch(klee::ExecutionState &s) {
+  assert(s.pluginWatch > 0 && "pluginWatch balances: one per skipped call whose result is pending");
+  --s.pluginWatch;
 }
 
 bool allMarked(const std::vector<bool> *bytes, std::uint64_t off, std::uint64_t n) {
@@ -401,7 +409,7 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
   for (Pending &q : p.pending)
     if (q.result && q.snap->call == ki && q.snap->state->stack.size() == state.stack.size()) {
       q.result = false;
-      --state.pluginWatch;
+      unwatch(state);
     }
   bool result = !ki->inst->use_empty();
   if (result)
@@ -414,6 +422,9 @@ bool ChopClient::beforeCall(klee::ExecutionState &state, klee::KInstruction *ki,
   snap->firstNew = klee::MemoryObject(0).id;
   snap->state = state.copy();
   snap->before = p.pending;
+  // Invariant: pending calls oldest first (seqs increase). The post-state of the youngest
+  // covers the older ones' (analyses join it alone), and recoveries go oldest first.
+  assert((p.pending.empty() || p.pending.back().snap->seq < snap->seq) && "pending skips oldest first");
   p.pending.push_back(Pending{snap, result, {}});
   if (result)
     ++state.pluginWatch; // its uses are held until the call is recovered
@@ -451,6 +462,9 @@ std::vector<Answer> ChopClient::pendingAnswers(const klee::ExecutionState &state
     analyse(*q.snap);
     out.push_back(q.snap->answer);
   }
+  assert(std::is_sorted(it->second.pending.begin(), it->second.pending.end(),
+                        [](const Pending &a, const Pending &b) { return a.snap->seq < b.snap->seq; }) &&
+         "pending skips oldest first: the youngest's post-state covers the older ones'");
   return out;
 }
 
@@ -673,7 +687,7 @@ void ChopClient::afterReturn(klee::ExecutionState &state) {
   for (Pending &q : p.pending)
     if (q.result && q.snap->state->stack.size() > state.stack.size()) {
       q.result = false;
-      --state.pluginWatch;
+      unwatch(state);
     }
   if (!p.recovery || p.runCall || state.stack.size() != p.recovery->depth)
     return;
@@ -685,6 +699,7 @@ void ChopClient::complete(klee::ExecutionState &r, PathState &rp) {
   klee::ExecutionState *d = rec->dependent;
   klee::Executor &ex = host.kleeExecutor();
   klee::ExecutionState *t;
+  assert(rec->outstanding > 0 && "a recovery completes at most once per path of it");
   if (--rec->outstanding > 0 || rec->dependentGone) {
     // Another path of the call is still running: this one continues in a copy.
     t = rec->dependentGone ? nullptr : d->branch();
@@ -786,7 +801,7 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
     if (depth <= t.stack.size() && depth <= r.stack.size())
       t.stack[depth - 1].locals[q.snap->call->dest].value = r.stack[depth - 1].locals[q.snap->call->dest].value;
     q.result = false;
-    --t.pluginWatch;
+    unwatch(t);
   }
   // The skips recovered here leave the path; a recovery inside a recovery is the outer
   // recovery's (its bytes are already among the outer call's writes).
@@ -1014,6 +1029,7 @@ void ChopClient::endRecovery(klee::ExecutionState &r) {
 }
 
 void ChopClient::released(const std::shared_ptr<Recovery> &rec) {
+  assert(rec->outstanding > 0 && "a recovery path ends at most once");
   if (--rec->outstanding == 0 && !rec->dependentGone) {
     klee::ExecutionState *d = rec->dependent;
     waiting.erase(d);
