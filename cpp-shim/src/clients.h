@@ -64,6 +64,56 @@ public:
 /// The live object `mo` as the answers name it (`existed`: before `firstNew`).
 pspa::LiveObjectFfi liveObject(const klee::MemoryObject *mo, std::uint64_t firstNew);
 
+/// --pspa-check (check.cpp): every load and store inside an analysed call, on every path
+/// until the call returns, checked against the call's answer.
+class CheckClient {
+public:
+  static bool enabled();
+  /// Turn --pspa-check on (the environment variable KLEE_PLUGIN_PSPA_CHECK=1).
+  static void enable();
+  explicit CheckClient(Host &host) : host(host) {}
+  /// A call of `f` analysed in `state`, about to run: checked until it returns (null
+  /// `answer`: its analysis failed, nothing to check).
+  void analysed(klee::ExecutionState &state, Answer answer, std::uint64_t firstNew, llvm::Function *f);
+  /// Before any call (counts the declared ones inside checked calls: their accesses are
+  /// not seen).
+  void beforeCall(const klee::ExecutionState &state, llvm::Function *f);
+  void afterReturn(const klee::ExecutionState &state);
+  void onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                      klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
+  void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
+  void stateTerminated(const klee::ExecutionState &state);
+  /// `KLEE: done: pspa check: ...`.
+  void report();
+
+private:
+  /// An analysed call being checked on one path, until it returns.
+  struct CheckedCall {
+    Answer answer; // shared by the states forked inside the call
+    std::size_t depth; // stack depth while the call runs: its frame is at depth - 1
+    std::uint64_t firstNew; // objects with a smaller id existed when the call was analysed
+    llvm::Function *f;
+  };
+  struct Stats {
+    std::uint64_t calls = 0;          // analysed calls checked (their answer held)
+    std::uint64_t failedCalls = 0;    // analysed calls that failed: nothing to check
+    std::uint64_t accesses = 0;       // loads and stores checked (per enclosing analysed call)
+    std::uint64_t outside = 0;        // of those, outside the call's mod/ref: must be 0
+    std::uint64_t locals = 0;         // to locals of the call's own activations (not effects)
+    std::uint64_t unknownSite = 0;    // to objects of no known site (answered "may")
+    std::uint64_t symbolicOffset = 0; // at a symbolic offset (checked for the whole object)
+    std::uint64_t externalCalls = 0;  // calls of declared functions inside checked calls
+    unsigned warned = 0;
+  };
+  /// The checked calls of `state`, without those whose frames (at depth > `depth`) have
+  /// returned; null when it has none.
+  std::vector<CheckedCall> *returnedFrom(const klee::ExecutionState &state, std::size_t depth);
+
+  Host &host;
+  std::unordered_map<const klee::ExecutionState *, std::vector<CheckedCall>> checking;
+  Stats stats;
+};
+
 /// The resolution client's run.stats columns.
 std::vector<klee::Statistic *> resolveStatistics();
 

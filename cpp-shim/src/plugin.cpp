@@ -161,19 +161,6 @@ cl::opt<bool> PspaStats(
              "missed, as KLEE: done: lines"),
     cl::init(false), cl::cat(klee::MiscCat));
 
-cl::opt<bool> PspaCheck(
-    "pspa-check",
-    cl::desc("Check every analysed call against what it really does: each byte a load or "
-             "store reads or writes, from the call until it returns, on every path, must be "
-             "in the call's ref or mod set (its object mapped to its abstract node). "
-             "Prints KLEE: done: pspa check: ... and warns about the first violations. Also "
-             "turned on by KLEE_PLUGIN_PSPA_CHECK=1"),
-    cl::init(false), cl::cat(klee::MiscCat));
-
-// Tests only: checks every write as if the mod sets were empty, so that the test suite
-// sees that --pspa-check does report writes outside them.
-cl::opt<bool> PspaCheckDropMod("pspa-check-drop-mod", cl::Hidden, cl::init(false), cl::cat(klee::MiscCat));
-
 klee::Statistic statCalls("PspaCalls", "PScalls");
 klee::Statistic statAnalyses("PspaAnalyses", "PSan");
 klee::Statistic statReuses("PspaReuses", "PSre");
@@ -253,31 +240,6 @@ struct ReadStats {
   std::uint64_t unknownBudget = 0;    // a symbolic address past --pspa-max-read-ms: unknown
 };
 
-/// An analysed call being checked (--pspa-check) on one path, until it returns.
-struct CheckedCall {
-  /// Shared by the states forked inside the call.
-  std::shared_ptr<rust::Box<pspa::CallAnswer>> answer;
-  /// Stack depth while the call runs: its frame is at depth - 1.
-  std::size_t depth;
-  /// Objects with a smaller id existed when the call was analysed.
-  std::uint64_t firstNew;
-  Function *f;
-};
-
-/// --pspa-check's counts.
-struct CheckStats {
-  std::uint64_t calls = 0;          // analysed calls checked (their answer held)
-  std::uint64_t failedCalls = 0;    // analysed calls that failed: nothing to check
-  std::uint64_t accesses = 0;       // loads and stores checked (per enclosing analysed call)
-  std::uint64_t outside = 0;        // of those, outside the call's mod/ref: must be 0
-  std::uint64_t locals = 0;         // to locals of the call's own activations (not effects)
-  std::uint64_t unknownSite = 0;    // to objects of no known site (answered "may")
-  std::uint64_t symbolicOffset = 0; // at a symbolic offset (checked for the whole object)
-  std::uint64_t externalCalls = 0;  // calls of declared functions inside checked calls: KLEE's
-                                    // special handlers or native code, whose own accesses
-                                    // the hook does not see
-  unsigned warned = 0;
-};
 
 struct FunctionAverage {
   double mod = 0, ref = 0;
@@ -401,9 +363,7 @@ public:
   unsigned dumped = 0;
   bool warned = false;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  /// --pspa-check: the analysed calls each path is inside.
-  std::unordered_map<const klee::ExecutionState *, std::vector<CheckedCall>> checking;
-  CheckStats check;
+  std::unique_ptr<pspa_plugin::CheckClient> check;
 
   void moduleReady(klee::Executor &ex, Module &m) override {
     executor = &ex;
@@ -430,7 +390,7 @@ public:
     if (envOn("KLEE_PLUGIN_PSPA_ANALYZE_ALL"))
       PspaAnalyzeAll = true;
     if (envOn("KLEE_PLUGIN_PSPA_CHECK"))
-      PspaCheck = true;
+      pspa_plugin::CheckClient::enable();
     if (envOn("KLEE_PLUGIN_PSPA_RESOLVE"))
       pspa_plugin::ResolveClient::enable();
     if (envOn("KLEE_PLUGIN_PSPA_WIT"))
@@ -463,6 +423,8 @@ public:
       klee::klee_warning("pspa: cannot analyse this module, analysis off: %s", err.c_str());
       active = false;
     }
+    if (active && pspa_plugin::CheckClient::enabled())
+      check = std::make_unique<pspa_plugin::CheckClient>(*this);
     if (active && pspa_plugin::ResolveClient::enabled())
       resolve = std::make_unique<pspa_plugin::ResolveClient>(*this);
     if (active && pspa_plugin::WitClient::enabled())
@@ -489,12 +451,8 @@ public:
     if (chop && active && f && !f->isIntrinsic() && chop->beforeCall(state, ki, f, arguments))
       return true;
     // After chopping's decision: a held call comes back here and is counted when it runs.
-    if (active && PspaCheck) {
-      // A frame about to be pushed at depth stack.size() + 1: calls that ran there returned.
-      std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
-      if (inside && f && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
-        ++check.externalCalls;
-    }
+    if (check && f)
+      check->beforeCall(state, f);
     bool wanted = body && (PspaAnalyzeAll || chosen.count(f->getName().str()));
     pspa_plugin::Answer answer;
     std::uint64_t firstNew = 0;
@@ -537,14 +495,8 @@ public:
     pspa_plugin::Answer answer = std::make_shared<rust::Box<pspa::CallAnswer>>(
         pspa::engine_analyze(**engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), *posts,
                              keepPost, r));
-    if (PspaCheck && checked) {
-      if (pspa::answer_ok(**answer)) {
-        ++check.calls;
-        checking[&state].push_back(CheckedCall{answer, state.stack.size() + 1, firstNew, f});
-      } else {
-        ++check.failedCalls;
-      }
-    }
+    if (check && checked)
+      check->analysed(state, pspa::answer_ok(**answer) ? answer : nullptr, firstNew, f);
     statTime += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
     if (!r.ok) {
       ++statFailures;
@@ -606,18 +558,6 @@ public:
       castTypes[op.first->id] = t;
   }
 
-  /// The checked calls of `state`, without those whose frames (at depth > `depth`) have
-  /// returned; null when it has none.
-  std::vector<CheckedCall> *returnedFrom(const klee::ExecutionState &state, std::size_t depth) {
-    auto it = checking.find(&state);
-    if (it == checking.end())
-      return nullptr;
-    std::vector<CheckedCall> &v = it->second;
-    while (!v.empty() && v.back().depth > depth)
-      v.pop_back();
-    return &v;
-  }
-
   void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) override {
     if (wit)
       wit->afterAlloc(state, mo);
@@ -640,8 +580,8 @@ public:
   void afterReturn(klee::ExecutionState &state) override {
     if (chop)
       chop->afterReturn(state);
-    if (active && PspaCheck)
-      returnedFrom(state, state.stack.size());
+    if (check)
+      check->afterReturn(state);
     if (wit)
       wit->afterReturn(state);
   }
@@ -653,59 +593,14 @@ public:
       return true;
     if (wit)
       wit->onMemoryAccess(state, ki, mo, offset, bytes, isWrite);
-    if (active && PspaCheck)
-      checkAccess(state, ki, mo, offset, bytes, isWrite);
+    if (check)
+      check->onMemoryAccess(state, ki, mo, offset, bytes, isWrite);
     return false;
   }
 
-  void checkAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
-                   klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
-    std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
-    if (!inside || inside->empty())
-      return;
-    auto *ce = dyn_cast<klee::ConstantExpr>(offset);
-    std::uint64_t off = ce ? ce->getZExtValue() : 0;
-    // Every enclosing analysed call does this access (the innermost's sets are in theirs).
-    for (const CheckedCall &c : *inside) {
-      pspa::LiveObjectFfi o = pspa_plugin::liveObject(mo, c.firstNew);
-      pspa::NodeKind node = pspa::answer_node(**engine, **c.answer, o);
-      if (node == pspa::NodeKind::Local) {
-        ++check.locals;
-        continue;
-      }
-      ++check.accesses;
-      if (node == pspa::NodeKind::Unknown)
-        ++check.unknownSite;
-      if (!ce)
-        ++check.symbolicOffset;
-      bool in = isWrite ? !PspaCheckDropMod && pspa::answer_may_write(**engine, **c.answer, o, off, bytes, ce != nullptr)
-                        : pspa::answer_may_read(**engine, **c.answer, o, off, bytes, ce != nullptr);
-      if (in)
-        continue;
-      ++check.outside;
-      if (check.warned++ < 5) {
-        std::string where = ki && ki->info ? ki->info->file + ":" + std::to_string(ki->info->line) : "?";
-        std::string inst;
-        raw_string_ostream os(inst);
-        if (ki)
-          ki->inst->print(os);
-        const char *kind = node == pspa::NodeKind::Unique      ? "in the analysed state"
-                           : node == pspa::NodeKind::Static    ? "allocated since, static site"
-                           : node == pspa::NodeKind::Unreached ? "in the analysed state, not reached"
-                                                               : "of no known site";
-        klee::klee_warning("pspa check: a call of %s %s object %u (%s) bytes [%llu, %llu)%s outside its %s set, "
-                           "at %s:%s",
-                           c.f->getName().str().c_str(), isWrite ? "writes" : "reads", mo->id, kind,
-                           (unsigned long long)off, (unsigned long long)(off + bytes), ce ? "" : " (symbolic offset)",
-                           isWrite ? "mod" : "ref", where.c_str(), os.str().c_str());
-      }
-    }
-  }
-
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) override {
-    auto it = checking.find(&parent);
-    if (it != checking.end() && !it->second.empty())
-      checking[&child] = it->second;
+    if (check)
+      check->stateBranched(parent, child);
     if (resolve)
       resolve->stateBranched(parent, child);
     if (wit)
@@ -715,7 +610,8 @@ public:
   }
 
   void stateTerminated(klee::ExecutionState &state) override {
-    checking.erase(&state);
+    if (check)
+      check->stateTerminated(state);
     if (resolve)
       resolve->stateTerminated(state);
     if (wit)
@@ -972,15 +868,8 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
     llvm::errs() << "KLEE: done: pspa projection: objects met = " << s.objects_met
                  << ", read = " << s.objects_read << ", rounds = " << s.fetch_rounds << "\n";
   }
-  if (PspaCheck) {
-    llvm::errs() << "KLEE: done: pspa check: calls checked = " << check.calls << ", accesses = " << check.accesses
-                 << ", outside mod/ref = " << check.outside << "\n";
-    llvm::errs() << "KLEE: done: pspa check: failed calls (not checked) = " << check.failedCalls
-                 << ", accesses to the calls' own locals = " << check.locals
-                 << ", to objects of unknown site = " << check.unknownSite
-                 << ", at symbolic offsets (whole object) = " << check.symbolicOffset
-                 << ", calls of declared functions inside (their own accesses unseen) = " << check.externalCalls << "\n";
-  }
+  if (check)
+    check->report();
   if (resolve)
     resolve->report();
   if (wit)

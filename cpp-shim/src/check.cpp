@@ -1,0 +1,142 @@
+// --pspa-check: every analysed call checked against what it really does. Each load and
+// store executed inside the call, on every path, until the call returns, must be in the
+// call's ref or mod set, its object mapped to its abstract node (its unique site if it
+// existed when the call was analysed, its static site if allocated since). Accesses to
+// the call's own locals are not effects and are left out. The per-path stacks of checked
+// calls are copied at forks.
+
+#include "clients.h"
+
+#include "klee/Module/InstructionInfoTable.h"
+#include "klee/Module/KInstruction.h"
+#include "klee/Support/ErrorHandling.h"
+#include "klee/Support/OptionCategories.h"
+
+#include "lib/Core/ExecutionState.h"
+#include "lib/Core/Memory.h"
+
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Instruction.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cassert>
+
+using namespace llvm;
+
+namespace {
+cl::opt<bool> PspaCheck(
+    "pspa-check",
+    cl::desc("Check every analysed call against what it really does: each byte a load or "
+             "store reads or writes, from the call until it returns, on every path, must be "
+             "in the call's ref or mod set (its object mapped to its abstract node). "
+             "Prints KLEE: done: pspa check: ... and warns about the first violations. Also "
+             "turned on by KLEE_PLUGIN_PSPA_CHECK=1"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
+// Tests only: checks every write as if the mod sets were empty, so that the test suite
+// sees that --pspa-check does report writes outside them.
+cl::opt<bool> PspaCheckDropMod("pspa-check-drop-mod", cl::Hidden, cl::init(false), cl::cat(klee::MiscCat));
+} // namespace
+
+namespace pspa_plugin {
+
+bool CheckClient::enabled() { return PspaCheck; }
+void CheckClient::enable() { PspaCheck = true; }
+
+std::vector<CheckClient::CheckedCall> *CheckClient::returnedFrom(const klee::ExecutionState &state,
+                                                                 std::size_t depth) {
+  auto it = checking.find(&state);
+  if (it == checking.end())
+    return nullptr;
+  std::vector<CheckedCall> &v = it->second;
+  while (!v.empty() && v.back().depth > depth)
+    v.pop_back();
+  // Invariant: the checked calls of a path nest, the innermost last.
+  assert(std::is_sorted(v.begin(), v.end(), [](const CheckedCall &a, const CheckedCall &b) { return a.depth < b.depth; }) &&
+         "checked calls nest, innermost last");
+  return &v;
+}
+
+void CheckClient::analysed(klee::ExecutionState &state, Answer answer, std::uint64_t firstNew, Function *f) {
+  if (!answer) {
+    ++stats.failedCalls;
+    return;
+  }
+  ++stats.calls;
+  // The call's frame is about to be pushed: while it runs the stack is one deeper.
+  checking[&state].push_back(CheckedCall{std::move(answer), state.stack.size() + 1, firstNew, f});
+}
+
+void CheckClient::beforeCall(const klee::ExecutionState &state, Function *f) {
+  // A frame about to be pushed at depth stack.size() + 1: calls that ran there returned.
+  std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
+  if (inside && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
+    ++stats.externalCalls;
+}
+
+void CheckClient::afterReturn(const klee::ExecutionState &state) { returnedFrom(state, state.stack.size()); }
+
+void CheckClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                               klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
+  std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
+  if (!inside || inside->empty())
+    return;
+  auto *ce = dyn_cast<klee::ConstantExpr>(offset);
+  std::uint64_t off = ce ? ce->getZExtValue() : 0;
+  // Every enclosing analysed call does this access (the innermost's sets are in theirs).
+  for (const CheckedCall &c : *inside) {
+    pspa::LiveObjectFfi o = liveObject(mo, c.firstNew);
+    pspa::NodeKind node = pspa::answer_node(host.analysisEngine(), **c.answer, o);
+    if (node == pspa::NodeKind::Local) {
+      ++stats.locals;
+      continue;
+    }
+    ++stats.accesses;
+    if (node == pspa::NodeKind::Unknown)
+      ++stats.unknownSite;
+    if (!ce)
+      ++stats.symbolicOffset;
+    bool in = isWrite ? !PspaCheckDropMod && pspa::answer_may_write(host.analysisEngine(), **c.answer, o, off, bytes, ce != nullptr)
+                      : pspa::answer_may_read(host.analysisEngine(), **c.answer, o, off, bytes, ce != nullptr);
+    if (in)
+      continue;
+    ++stats.outside;
+    if (stats.warned++ < 5) {
+      std::string where = ki && ki->info ? ki->info->file + ":" + std::to_string(ki->info->line) : "?";
+      std::string inst;
+      raw_string_ostream os(inst);
+      if (ki)
+        ki->inst->print(os);
+      const char *kind = node == pspa::NodeKind::Unique      ? "in the analysed state"
+                         : node == pspa::NodeKind::Static    ? "allocated since, static site"
+                         : node == pspa::NodeKind::Unreached ? "in the analysed state, not reached"
+                                                             : "of no known site";
+      klee::klee_warning("pspa check: a call of %s %s object %u (%s) bytes [%llu, %llu)%s outside its %s set, "
+                         "at %s:%s",
+                         c.f->getName().str().c_str(), isWrite ? "writes" : "reads", mo->id, kind,
+                         (unsigned long long)off, (unsigned long long)(off + bytes), ce ? "" : " (symbolic offset)",
+                         isWrite ? "mod" : "ref", where.c_str(), os.str().c_str());
+    }
+  }
+}
+
+void CheckClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
+  auto it = checking.find(&parent);
+  if (it != checking.end() && !it->second.empty())
+    checking[&child] = it->second;
+}
+
+void CheckClient::stateTerminated(const klee::ExecutionState &state) { checking.erase(&state); }
+
+void CheckClient::report() {
+  llvm::errs() << "KLEE: done: pspa check: calls checked = " << stats.calls << ", accesses = " << stats.accesses
+               << ", outside mod/ref = " << stats.outside << "\n";
+  llvm::errs() << "KLEE: done: pspa check: failed calls (not checked) = " << stats.failedCalls
+               << ", accesses to the calls' own locals = " << stats.locals
+               << ", to objects of unknown site = " << stats.unknownSite
+               << ", at symbolic offsets (whole object) = " << stats.symbolicOffset
+               << ", calls of declared functions inside (their own accesses unseen) = " << stats.externalCalls << "\n";
+}
+
+} // namespace pspa_plugin
