@@ -50,11 +50,19 @@ pub mod ffi {
         Unreached,
         Unknown,
     }
-    /// kind 0: byte `offset` of `object` (any offset when !offset_known); 1: the function
-    /// at `function` (`llvm::Function*`); 2: null; 3: unknown (may point anywhere:
-    /// symbolic input in a pointer-typed field, or too many targets to list).
+    /// What a pointer value may point to.
+    enum TargetKind {
+        /// Byte `offset` of `object` (any offset when !offset_known).
+        Object,
+        /// The function at `function` (`llvm::Function*`).
+        Function,
+        Null,
+        /// May point anywhere: symbolic input in a pointer-typed field, or too many targets
+        /// to list.
+        Unknown,
+    }
     struct TargetFfi {
-        kind: u8,
+        kind: TargetKind,
         object: u64,
         offset: u64,
         offset_known: bool,
@@ -1055,15 +1063,15 @@ impl<'a> KleeState<'a> {
 
     fn target(&self, t: &ffi::TargetFfi) -> Target {
         match t.kind {
-            0 => Target::Object {
+            ffi::TargetKind::Object => Target::Object {
                 id: t.object,
                 offset: t.offset_known.then_some(t.offset),
             },
-            1 => match self.session.prog.site_functions.get(&t.function) {
+            ffi::TargetKind::Function => match self.session.prog.site_functions.get(&t.function) {
                 Some(&f) => Target::Function(self.session.prog.functions[f as usize].name.clone()),
                 None => Target::Null, // not a function of the module: code we cannot see
             },
-            3 => Target::Unknown,
+            ffi::TargetKind::Unknown => Target::Unknown,
             _ => Target::Null,
         }
     }

@@ -7,6 +7,8 @@
 #include "klee/Core/Plugin.h"
 #include "klee/Expr/Expr.h"
 
+#include "lib/Core/Memory.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -61,8 +63,11 @@ public:
   virtual std::shared_ptr<rust::Box<pspa::CallAnswer>> wholeProgramAnswer(llvm::Function *f) = 0;
 };
 
-/// The live object `mo` as the answers name it (`existed`: before `firstNew`).
-pspa::LiveObjectFfi liveObject(const klee::MemoryObject *mo, std::uint64_t firstNew);
+/// The live object `mo` as the answers name it (`existed`: before `firstNew`). Here, not
+/// in plugin.cpp, so that no client depends on the plugin that dispatches to it.
+inline pspa::LiveObjectFfi liveObject(const klee::MemoryObject *mo, std::uint64_t firstNew) {
+  return pspa::LiveObjectFfi{mo->id, reinterpret_cast<std::size_t>(mo->allocSite), mo->id < firstNew};
+}
 
 /// --pspa-check (check.cpp): every load and store inside an analysed call, on every path
 /// until the call returns, checked against the call's answer.

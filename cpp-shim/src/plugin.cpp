@@ -728,16 +728,16 @@ bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &
     const klee::MemoryObject *mo = res->first;
     if ((mo->size == 0 && v == mo->address) || v - mo->address < mo->size) {
       if (mo->allocSite && isa<Function>(mo->allocSite)) {
-        out.push_back(pspa::TargetFfi{1, 0, 0, false, reinterpret_cast<std::size_t>(mo->allocSite)});
+        out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(mo->allocSite)});
       } else {
         known.emplace(mo->id, mo);
-        out.push_back(pspa::TargetFfi{0, mo->id, v - mo->address, true, 0});
+        out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, mo->id, v - mo->address, true, 0});
       }
       return true;
     }
   }
   if (Function *fn = plugin.executor->getFunctionAt(v))
-    out.push_back(pspa::TargetFfi{1, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
   return true; // otherwise not an address: an integer
 }
 
@@ -754,7 +754,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     // which gives the object a pointer-carrying type (section 5).
     if (pointerTyped) {
       plugin.reads.unknownTyped++;
-      out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
+      out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
     } else {
       plugin.reads.symbolicData++;
     }
@@ -768,7 +768,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(resolving).count();
   if (elapsed >= PspaMaxReadMillis) {
     plugin.reads.unknownBudget++;
-    out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
     return true;
   }
   klee::ResolutionList rl;
@@ -781,18 +781,18 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   resolving += std::chrono::steady_clock::now() - t0;
   if (incomplete || rl.size() >= PspaMaxResolutions) {
     plugin.reads.unknownTooMany++;
-    out.push_back(pspa::TargetFfi{3, 0, 0, false, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
     return true;
   }
   for (auto &p : rl) {
     // A function's object is code: the target is the function (a symbolic choice between
     // callbacks), which the analysis binds at indirect calls.
     if (p.first->allocSite && isa<Function>(p.first->allocSite)) {
-      out.push_back(pspa::TargetFfi{1, 0, 0, false, reinterpret_cast<std::size_t>(p.first->allocSite)});
+      out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(p.first->allocSite)});
       continue;
     }
     known[p.first->id] = p.first;
-    out.push_back(pspa::TargetFfi{0, p.first->id, 0, false, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, p.first->id, 0, false, 0});
   }
   return true;
 }
@@ -889,9 +889,6 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
 }
 } // namespace
 
-pspa::LiveObjectFfi pspa_plugin::liveObject(const klee::MemoryObject *mo, std::uint64_t firstNew) {
-  return pspa::LiveObjectFfi{mo->id, reinterpret_cast<std::size_t>(mo->allocSite), mo->id < firstNew};
-}
 
 extern "C" void klee_plugin_init() {
   // dlopen of a path loaded already gives the same library, whose init would register a
