@@ -23,6 +23,8 @@
   checks.py outcomes REPLAY.csv OUTCOME...
                                     the tests (scripts/ktest-replay.py) replayed natively to
                                     exactly these outcomes, as a multiset (`exit N`, ...)
+  checks.py stats DIR SECTION.KEY=VALUE...
+                                    the run's pspa-stats.json (pspa.stats/1) has these values
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -255,6 +257,21 @@ def main():
         if got != want:
             fail("%s: the tests replayed to %s, not %s" % (sys.argv[2], got, want))
         print("replayed %d tests to %s" % (len(got), want))
+    elif cmd == "stats":
+        path = os.path.join(sys.argv[2], "pspa-stats.json")
+        stats = json.load(open(path))
+        if stats.get("schema") != "pspa.stats/1":
+            fail("%s: schema %s, not pspa.stats/1" % (path, stats.get("schema")))
+        for want in sys.argv[3:]:
+            key, _, value = want.partition("=")
+            v = stats
+            for part in key.split("."):
+                if not isinstance(v, dict) or part not in v:
+                    fail("%s: no %s" % (path, key))
+                v = v[part]
+            if str(v).lower() != value.lower():
+                fail("%s: %s = %s, not %s" % (path, key, v, value))
+        print("stats: %s" % sys.argv[3:])
     else:
         fail("unknown check " + cmd)
 

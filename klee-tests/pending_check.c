@@ -19,6 +19,8 @@
 // PSPA: KLEE: done: pspa analyses joined with pending skips' post-states = {{[1-9][0-9]*}} (failed for want of one = 0)
 // PSPA: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // PSPA: KLEE: done: completed paths = 1
+// The same counters, typed, in pspa-stats.json.
+// RUN: %python %checks stats %t.pspa check.calls_checked=2 check.outside=0 analysis.join_failures=0 mode=pspa
 // RUN: %klee --pspa-analyze=list_find --pspa-check --skip-functions=list_remove,list_push --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA
 // SPA-NOT: ASSERTION FAIL
 // SPA: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0

@@ -129,7 +129,15 @@ void CheckClient::stateBranched(const klee::ExecutionState &parent, klee::Execut
 
 void CheckClient::stateTerminated(const klee::ExecutionState &state) { checking.erase(&state); }
 
-void CheckClient::report() {
+void CheckClient::report(llvm::json::Object &json) {
+  json["check"] = llvm::json::Object{{"calls_checked", stats.calls},
+                                     {"accesses", stats.accesses},
+                                     {"outside", stats.outside},
+                                     {"failed_calls", stats.failedCalls},
+                                     {"locals", stats.locals},
+                                     {"unknown_site", stats.unknownSite},
+                                     {"symbolic_offset", stats.symbolicOffset},
+                                     {"declared_calls_inside", stats.externalCalls}};
   llvm::errs() << "KLEE: done: pspa check: calls checked = " << stats.calls << ", accesses = " << stats.accesses
                << ", outside mod/ref = " << stats.outside << "\n";
   llvm::errs() << "KLEE: done: pspa check: failed calls (not checked) = " << stats.failedCalls

@@ -1041,12 +1041,28 @@ void ChopClient::released(const std::shared_ptr<Recovery> &rec) {
   }
 }
 
-void ChopClient::report(klee::InterpreterHandler &handler) {
+void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &json) {
   llvm::errs() << "KLEE: done: recovery states = " << recoveries << "\n";
   llvm::errs() << "KLEE: done: created snapshots = " << snapshots << "\n";
   std::uint64_t resultUsed = 0;
   for (auto &[name, s] : stats)
     resultUsed += s.resultUsed;
+  json["chop"] = llvm::json::Object{{"recovery_states", recoveries},
+                                    {"snapshots", snapshots},
+                                    {"recoveries_ended_before_returning", failedRecoveries},
+                                    {"symbolic_write_recoveries", symbolicWriteRecoveries},
+                                    {"result_used", resultUsed},
+                                    {"joined_mod_sets", joinedAnalyses},
+                                    {"external_call_recoveries", externalRecoveries},
+                                    {"free_write_recoveries", freeWriteRecoveries},
+                                    {"writes_after_free", writesAfterFree},
+                                    {"fallbacks", fallbacks},
+                                    {"replayed_effects", replayedEffects},
+                                    {"triggered_recoveries", triggeredRecoveries},
+                                    {"spurious_recoveries", spuriousRecoveries},
+                                    {"refused_skips", refusedSkips},
+                                    {"invoke_calls", invokeCalls},
+                                    {"end_recoveries", endRecoveries}};
   llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed

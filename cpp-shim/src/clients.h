@@ -9,6 +9,7 @@
 
 #include "lib/Core/Memory.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -88,8 +89,8 @@ public:
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void stateTerminated(const klee::ExecutionState &state);
-  /// `KLEE: done: pspa check: ...`.
-  void report();
+  /// `KLEE: done: pspa check: ...`, and the same counters into `json` (pspa-stats.json).
+  void report(llvm::json::Object &json);
 
 private:
   /// An analysed call being checked on one path, until it returns.
@@ -139,8 +140,8 @@ public:
                         klee::ResolutionFilter &filter);
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void stateTerminated(klee::ExecutionState &state);
-  /// `KLEE: done: pspa resolve: ...`.
-  void report();
+  /// `KLEE: done: pspa resolve: ...`, and the same counters into `json`.
+  void report(llvm::json::Object &json);
   /// Whether calls of `f` are to be analysed now (lazy snapshots mark functions).
   bool wants(llvm::Function *f) const;
 
@@ -190,8 +191,8 @@ public:
   void afterReturn(const klee::ExecutionState &state);
   void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void stateTerminated(klee::ExecutionState &state);
-  /// `KLEE: done: wit ...` lines.
-  void report();
+  /// `KLEE: done: wit ...` lines, and the same counters into `json`.
+  void report(llvm::json::Object &json);
 
 private:
   struct PathCount {
@@ -253,7 +254,7 @@ public:
   /// it must join their post-states. Empty with whole-program answers (they need none).
   std::vector<Answer> pendingAnswers(const klee::ExecutionState &state);
   /// `KLEE: done: recovery states = N`, `created snapshots = N`; chop.csv.
-  void report(klee::InterpreterHandler &handler);
+  void report(klee::InterpreterHandler &handler, llvm::json::Object &json);
 
 private:
   struct Snapshot;

@@ -233,9 +233,17 @@ void ResolveClient::stateBranched(const klee::ExecutionState &parent, klee::Exec
 
 void ResolveClient::stateTerminated(klee::ExecutionState &state) { perState.erase(&state); }
 
-void ResolveClient::report() {
+void ResolveClient::report(llvm::json::Object &json) {
   if (!PspaResolve)
     return;
+  json["resolve"] = llvm::json::Object{{"symbolic_accesses", statResolveAccesses.getValue()},
+                                       {"candidates_skipped", statResolveSkipped.getValue()},
+                                       {"snapshots", statResolveSnapshots.getValue()},
+                                       {"mismatches", statResolveMismatches.getValue()},
+                                       {"pruned_accesses", pruned},
+                                       {"through_arguments", throughArguments},
+                                       {"no_snapshot", noSnapshot},
+                                       {"validation_queries", validationQueries}};
   // The run's statistics are the counts (one place, also in run.stats).
   llvm::errs() << "KLEE: done: pspa resolve: symbolic accesses = " << statResolveAccesses.getValue()
                << ", candidates skipped = " << statResolveSkipped.getValue()

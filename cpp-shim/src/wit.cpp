@@ -201,12 +201,13 @@ void WitClient::stateTerminated(klee::ExecutionState &state) {
   paths.erase(it);
 }
 
-void WitClient::report() {
+void WitClient::report(llvm::json::Object &json) {
   if (!enabled())
     return;
   if (csv)
     csv->flush();
   if (!handle) {
+    json["wit"] = llvm::json::Object{{"computed", false}, {"failed", failed}};
     llvm::errs() << "KLEE: done: wit colours: none (" << (failed ? "the computation failed" : "the WIT point was not reached")
                  << ")\n";
     return;
@@ -214,6 +215,15 @@ void WitClient::report() {
   // Paths still running at the end count too.
   for (auto &p : paths)
     transitions += p.second.transitions;
+  json["wit"] = llvm::json::Object{{"computed", true},
+                                   {"colours", result.colours},
+                                   {"heap_colours", result.heap_colours},
+                                   {"writes", result.writes},
+                                   {"unknown_writes", result.unknown_writes},
+                                   {"transitions", transitions},
+                                   {"writes_checked", checked},
+                                   {"violations", violations},
+                                   {"not_coloured", uncoloured}};
   llvm::errs() << "KLEE: done: wit colours = " << result.colours << " (heap " << result.heap_colours << "), writes = "
                << result.writes << ", through unknown pointers = " << result.unknown_writes << "\n";
   llvm::errs() << "KLEE: done: wit transitions = " << transitions << "\n";

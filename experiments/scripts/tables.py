@@ -63,6 +63,30 @@ def calls(path):
         return [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
 
 
+class Stats:
+    """A run's pspa-stats.json (pspa.stats/1: every counter of the plugin's done lines,
+    typed). `stats["check"]["outside"]`: a missing section or key stops the table with
+    the file and the key, instead of leaving a cell empty."""
+
+    def __init__(self, path, data=None, where=""):
+        self.path, self.where = path, where
+        self.data = json.load(open(path)) if data is None else data
+
+    def __getitem__(self, key):
+        if key not in self.data:
+            sys.exit(f"{self.path}: no `{self.where}{key}` (schema {self.data.get('schema', '?')})")
+        v = self.data[key]
+        return Stats(self.path, v, f"{self.where}{key}.") if isinstance(v, dict) else v
+
+
+def stats_of(d):
+    """The pspa-stats.json of the KLEE run in directory d (its klee/ output)."""
+    path = os.path.join(d, "klee", "pspa-stats.json")
+    if not os.path.exists(path):
+        sys.exit(f"{path}: missing (a plugin older than pspa.stats/1, or a run that did not finish)")
+    return Stats(path)
+
+
 def run(res, prog, name):
     d = os.path.join(res, "runs", prog, name)
     log = os.path.join(d, "klee.log")
@@ -397,21 +421,15 @@ def check(res, pairs):
     for pair in pairs:
         p, name = pair.split(":")
         r = run(res, p, name)
-        text = open(os.path.join(r["dir"], "klee.log"), errors="replace").read()
-        m = re.search(r"pspa check: calls checked = (\d+), accesses = (\d+), outside mod/ref = (\d+)", text)
-        n = re.search(r"pspa check: failed calls \(not checked\) = (\d+), accesses to the calls' own locals = (\d+), "
-                      r"to objects of unknown site = (\d+), at symbolic offsets \(whole object\) = (\d+), "
-                      r"calls of declared functions inside \(their own accesses unseen\) = (\d+)", text)
-        a = re.search(r"pspa answers: (\d+), heap bytes mean = (\d+), max = (\d+)", text)
-        if not (m and n and a):
-            sys.exit(f"{r['dir']}: no pspa check lines in klee.log")
+        st = stats_of(r["dir"])
+        c, an = st["check"], st["analysis"]
         sizes = [int(x["answer_bytes"]) for x in r["rows"] if x["ok"] == "1"]
         what = {"check": "library", "check-pt": "library", "check-all": "all functions",
                 "check-chop": "library, chopped (skip set 0)"}[name]
         rows.append([p, what, "yes" if name == "check-pt" else "no", "no" if r["timed_out"] else "yes", r["instructions"],
-                     int(m.group(1)), int(n.group(1)), int(m.group(2)), int(m.group(3)), int(n.group(3)),
-                     int(n.group(4)), int(n.group(5)), int(statistics.median(sizes)) if sizes else None,
-                     int(a.group(2)), int(a.group(3))])
+                     c["calls_checked"], c["failed_calls"], c["accesses"], c["outside"], c["unknown_site"],
+                     c["symbolic_offset"], c["declared_calls_inside"], int(statistics.median(sizes)) if sizes else None,
+                     an["answer_bytes"] // max(an["answers"], 1), an["answer_bytes_max"]])
     notes = ("Each program's library functions analysed (--pspa-analyze-files; `all functions`: "
              "--pspa-analyze-all, uclibc's and the POSIX runtime's too; `chopped`: the library's functions "
              "on a run skipping figure4's random set 0, where calls analysed while skips are pending join "
