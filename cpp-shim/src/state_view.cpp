@@ -1,0 +1,303 @@
+// KleeStateView (state_view.h): a KLEE state as the core sees it, and the options that
+// bound how long reading one may take.
+
+#include "state_view.h"
+
+#include "pspa-klee/src/lib.rs.h"
+
+#include "klee/Expr/Expr.h"
+#include "klee/Support/OptionCategories.h"
+
+#include "lib/Core/AddressSpace.h"
+#include "lib/Core/Executor.h"
+#include "lib/Core/TimingSolver.h"
+
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+
+namespace {
+cl::opt<unsigned> PspaMaxResolutions(
+    "pspa-max-resolutions",
+    cl::desc("Objects a symbolic pointer in memory may resolve to before the analysis of "
+             "the call gives up conservatively (default 64)"),
+    cl::init(64), cl::cat(klee::MiscCat));
+
+cl::opt<unsigned> PspaMaxResolveMillis(
+    "pspa-max-resolve-ms",
+    cl::desc("Time allowed to resolve one symbolic address in memory with KLEE's solver "
+             "(default 1000 ms); beyond it the address becomes an unknown target"),
+    cl::init(1000), cl::cat(klee::MiscCat));
+
+cl::opt<unsigned> PspaMaxReadMillis(
+    "pspa-max-read-ms",
+    cl::desc("Time one call's state reading may spend resolving symbolic addresses in memory "
+             "with KLEE's solver (default 2000 ms); past it, the remaining symbolic addresses "
+             "are unknown targets (\"may point anywhere\"). KLEE cannot stop a run while a "
+             "plugin hook runs: this bounds how long one analysed call can hold it (0: resolve "
+             "none)"),
+    cl::init(2000), cl::cat(klee::MiscCat));
+
+/// Whether byte `off` of an object of type `t` starts a pointer field (arrays squeezed,
+/// nested structs walked; an object larger than its type is an array of it); false for
+/// an unknown type.
+bool pointerAt(const DataLayout &dl, Type *t, std::uint64_t off) {
+  if (t && t->isSized() && dl.getTypeAllocSize(t) > 0)
+    off %= dl.getTypeAllocSize(t);
+  while (t) {
+    if (t->isPointerTy())
+      return off == 0;
+    if (auto *st = dyn_cast<StructType>(t)) {
+      if (st->isOpaque() || off >= dl.getTypeAllocSize(st))
+        return false;
+      const StructLayout *sl = dl.getStructLayout(st);
+      unsigned i = sl->getElementContainingOffset(off);
+      off -= sl->getElementOffset(i);
+      t = st->getElementType(i);
+    } else if (auto *at = dyn_cast<ArrayType>(t)) {
+      std::uint64_t es = dl.getTypeAllocSize(at->getElementType());
+      if (es == 0)
+        return false;
+      off %= es;
+      t = at->getElementType();
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+} // namespace
+
+namespace pspa_plugin {
+
+/// Whether the core lays out objects of type `t` (scalars, pointers, named structs, arrays
+/// of those); other types (literal structs, functions...) leave an object untyped, so a
+/// later cast may still type it.
+bool layoutable(Type *t) {
+  if (!t)
+    return false;
+  if (t->isPointerTy() || t->isIntegerTy() || t->isFloatTy() || t->isDoubleTy() || t->isX86_FP80Ty())
+    return true;
+  if (auto *st = dyn_cast<StructType>(t))
+    return st->hasName() && !st->isLiteral();
+  if (auto *at = dyn_cast<ArrayType>(t))
+    return layoutable(at->getElementType());
+  return false;
+}
+
+pspa::Read KleeStateView::arg(std::size_t i, rust::Vec<pspa::TargetFfi> &out) const {
+  if (args[i]->getWidth() != klee::Context::get().getPointerWidth())
+    return pspa::Read::NoPointer;
+  bool typed = i < callee->arg_size() && callee->getArg(i)->getType()->isPointerTy();
+  if (!targets(args[i], typed, out))
+    return pspa::Read::Failed;
+  return out.empty() ? pspa::Read::NoPointer : pspa::Read::Pointer;
+}
+
+rust::Vec<pspa::GlobalFfi> KleeStateView::globals() const {
+  if (!ctx.globalsFound) {
+    for (auto it = state.addressSpace.objects.begin(), ie = state.addressSpace.objects.end(); it != ie; ++it)
+      if (it->first->allocSite && isa<GlobalVariable>(it->first->allocSite)) {
+        ctx.globalObjects.push_back(it->first);
+        ctx.globalById[it->first->id] = it->first;
+      }
+    ctx.globalsFound = true;
+  }
+  rust::Vec<pspa::GlobalFfi> v;
+  for (const klee::MemoryObject *mo : ctx.globalObjects) {
+    v.push_back(pspa::GlobalFfi{reinterpret_cast<std::size_t>(mo->allocSite), mo->id});
+  }
+  return v;
+}
+
+/// An object the core may ask for: a global, or one met as a target during this call.
+const klee::MemoryObject *KleeStateView::find(std::uint64_t id) const {
+  auto it = known.find(id);
+  if (it != known.end())
+    return it->second;
+  auto g = ctx.globalById.find(id);
+  return g == ctx.globalById.end() ? nullptr : g->second;
+}
+
+bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
+  const klee::MemoryObject *mo = find(id);
+  if (!mo)
+    return false;
+  out.id = id;
+  out.site = reinterpret_cast<std::size_t>(mo->allocSite);
+  out.size = mo->size;
+  out.ty = reinterpret_cast<std::size_t>(typeOf(mo));
+  return true;
+}
+
+/// The type of an object: its global's or alloca's, else the first cast of its base
+/// pointer (paper, section 5), else null (unknown: field-insensitive).
+Type *KleeStateView::typeOf(const klee::MemoryObject *mo) const {
+  if (mo->allocSite) {
+    if (auto *gv = dyn_cast<GlobalVariable>(mo->allocSite))
+      return gv->getValueType();
+    if (auto *ai = dyn_cast<AllocaInst>(mo->allocSite))
+      return ai->getAllocatedType();
+  }
+  auto c = ctx.castTypes.find(mo->id);
+  return c == ctx.castTypes.end() ? nullptr : c->second;
+}
+
+/// Whether a symbolic value may be built from an address: it has a pointer-wide constant
+/// in it that is an object's or a function's address (pointer arithmetic on symbolic
+/// input keeps its base: `base + 4 * i`), or it reads memory that may hold one: an
+/// object's concrete contents (a constant array: what a load at a symbolic index from a
+/// table of pointers reads) or bytes written since the array was made (its update list).
+/// Symbolic input bytes alone (reads of a symbolic array nobody wrote) hold no address.
+/// A large expression is assumed to hold one (conservative: it is then resolved).
+bool KleeStateView::holdsAddress(const klee::ref<klee::Expr> &e) const {
+  unsigned width = klee::Context::get().getPointerWidth();
+  std::vector<klee::ref<klee::Expr>> work{e};
+  unsigned seen = 0;
+  while (!work.empty()) {
+    klee::ref<klee::Expr> x = work.back();
+    work.pop_back();
+    if (++seen > 256)
+      return true;
+    if (auto *ce = dyn_cast<klee::ConstantExpr>(x)) {
+      if (ce->getWidth() != width)
+        continue;
+      std::uint64_t v = ce->getZExtValue();
+      klee::ObjectPair op;
+      if (v && (ctx.executor->getFunctionAt(v) || state.addressSpace.resolveOne(ce, op)))
+        return true;
+      continue;
+    }
+    if (auto *re = dyn_cast<klee::ReadExpr>(x))
+      if (re->updates.root->isConstantArray() || re->updates.head)
+        return true;
+    for (unsigned i = 0; i < x->getNumKids(); ++i)
+      work.push_back(x->getKid(i));
+  }
+  return false;
+}
+
+/// A concrete pointer-sized value: null, a function's address, an address in an object,
+/// or an integer (no target).
+bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const {
+  // The first page is never mapped: small values (counts, flags, null) are integers. Most
+  // words read are such; they cost no lookup.
+  if (v < 4096)
+    return true;
+  // The object holding v, as AddressSpace::resolveOne finds it, without building a
+  // ConstantExpr per word (a tenth of the reading time). Objects first: most addresses in
+  // memory are data pointers.
+  // One probe object, moved: constructing one per word would use up KLEE's object ids (a
+  // signed int counter) in a long run.
+  probe.address = v;
+  if (const auto res = state.addressSpace.objects.lookup_previous(&probe)) {
+    const klee::MemoryObject *mo = res->first;
+    if ((mo->size == 0 && v == mo->address) || v - mo->address < mo->size) {
+      if (mo->allocSite && isa<Function>(mo->allocSite)) {
+        out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(mo->allocSite)});
+      } else {
+        known.emplace(mo->id, mo);
+        out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, mo->id, v - mo->address, true, 0});
+      }
+      return true;
+    }
+  }
+  if (Function *fn = ctx.executor->getFunctionAt(v))
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
+  return true; // otherwise not an address: an integer
+}
+
+bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const {
+  if (auto *ce = dyn_cast<klee::ConstantExpr>(e)) {
+    ctx.reads.concrete++;
+    return concreteTarget(ce->getZExtValue(), out);
+  }
+  if (!holdsAddress(e)) {
+    // Symbolic input with no address in it. Where the type says pointer, the program will
+    // use it as one and it may equal any address: an unknown target keeps the clients
+    // conservative for everything it may reach. Elsewhere it is data (an input buffer, a
+    // length): a program that turned such bytes into a pointer would go through a cast,
+    // which gives the object a pointer-carrying type (section 5).
+    if (pointerTyped) {
+      ctx.reads.unknownTyped++;
+      out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
+    } else {
+      ctx.reads.symbolicData++;
+    }
+    return true;
+  }
+  // A symbolic address: every object it may point into (KLEE's own resolution), at an
+  // unknown offset. Too many candidates, or a timeout: an unknown target, not a failure.
+  ctx.reads.symbolicAddress++;
+  // The call's reading budget: a buffer of symbolically written bytes has thousands of
+  // such slots, each a resolution (make's 64 KiB xcalloc buffer held KLEE for minutes).
+  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(resolving).count();
+  if (elapsed >= PspaMaxReadMillis) {
+    ctx.reads.unknownBudget++;
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
+    return true;
+  }
+  klee::ResolutionList rl;
+  klee::TimingSolver *solver = &ctx.host->ownSolver();
+  // KLEE's scan asks the solver object after object; a wide address could take minutes,
+  // and KLEE cannot stop a run while a plugin hook runs: bounded, then unknown.
+  auto t0 = std::chrono::steady_clock::now();
+  bool incomplete = state.addressSpace.resolve(state, solver, e, rl, PspaMaxResolutions,
+                                               klee::time::Span(std::to_string(PspaMaxResolveMillis) + "ms"));
+  resolving += std::chrono::steady_clock::now() - t0;
+  if (incomplete || rl.size() >= PspaMaxResolutions) {
+    ctx.reads.unknownTooMany++;
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
+    return true;
+  }
+  for (auto &p : rl) {
+    // A function's object is code: the target is the function (a symbolic choice between
+    // callbacks), which the analysis binds at indirect calls.
+    if (p.first->allocSite && isa<Function>(p.first->allocSite)) {
+      out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(p.first->allocSite)});
+      continue;
+    }
+    known[p.first->id] = p.first;
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, p.first->id, 0, false, 0});
+  }
+  return true;
+}
+
+bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v) const {
+  const klee::MemoryObject *mo = find(id);
+  if (!mo)
+    return false;
+  if (mo->allocSite && isa<Function>(mo->allocSite))
+    return true; // code, not data
+  // An object met in this state always has its contents here; if not, the state is not
+  // what the view believes, and the call must fail rather than be analysed without them.
+  const klee::ObjectState *os = state.addressSpace.findObject(mo);
+  if (!os)
+    return false;
+  unsigned width = klee::Context::get().getPointerWidth();
+  unsigned bytes = width / 8;
+  const DataLayout &dl = ctx.module->getDataLayout();
+  Type *type = typeOf(mo);
+  for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
+    rust::Vec<pspa::TargetFfi> ts;
+    std::uint64_t word = 0;
+    // Concrete bytes straight from KLEE's concrete store (host byte order, as KLEE keeps
+    // it): no expression is built.
+    if (os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
+      ctx.reads.concrete++;
+      concreteTarget(word, ts);
+    } else if (!targets(os->read(off, width), pointerAt(dl, type, off), ts)) {
+      return false;
+    }
+    if (!ts.empty())
+      v.push_back(pspa::SlotFfi{off, std::move(ts)});
+  }
+  return true;
+}
+
+} // namespace pspa_plugin

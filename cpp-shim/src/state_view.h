@@ -1,0 +1,88 @@
+// Reading a KLEE state for the core (bridge/src/lib.rs asks through pspa::StateView):
+// objects, their allocation sites and types, and the pointer values in their fields
+// (concrete values need no query; symbolic ones are resolved with the plugin's solver).
+#pragma once
+
+#include "clients.h"
+#include "pspa/state_view.h"
+
+#include "lib/Core/ExecutionState.h"
+#include "lib/Core/Memory.h"
+
+#include <chrono>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace llvm {
+class Type;
+} // namespace llvm
+
+namespace pspa_plugin {
+
+/// How pointer-sized slots and arguments were read (--pspa-stats). Each counter is a rule
+/// of KleeStateView::targets, whose comments say why the rule is sound.
+struct ReadStats {
+  std::uint64_t concrete = 0;         // concrete bytes, read without building expressions
+  std::uint64_t symbolicAddress = 0;  // symbolic, built from an address: resolved by the solver
+  std::uint64_t symbolicData = 0;     // symbolic input in a slot not typed as a pointer: data
+  std::uint64_t unknownTyped = 0;     // symbolic input in a pointer-typed slot: unknown target
+  std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
+  std::uint64_t unknownBudget = 0;    // a symbolic address past --pspa-max-read-ms: unknown
+};
+
+/// What reading states needs from the plugin, and keeps from one read to the next.
+struct ReadContext {
+  klee::Executor *executor = nullptr;
+  llvm::Module *module = nullptr;
+  /// Its own solver chain (Host::ownSolver).
+  Host *host = nullptr;
+  /// Types inferred from the first cast of an object's base pointer (paper, section 5).
+  std::unordered_map<std::uint64_t, llvm::Type *> castTypes;
+  /// The objects of global variables, found once: KLEE allocates them all before main and
+  /// every state shares them.
+  std::vector<const klee::MemoryObject *> globalObjects;
+  std::unordered_map<std::uint64_t, const klee::MemoryObject *> globalById;
+  bool globalsFound = false;
+  ReadStats reads;
+};
+
+/// Whether the core lays out objects of type `t` (onCast types only those).
+bool layoutable(llvm::Type *t);
+
+/// A KLEE state as the core sees it. Answers are cached: the core may ask twice.
+class KleeStateView : public pspa::StateView {
+public:
+  KleeStateView(ReadContext &ctx, klee::ExecutionState &s, llvm::Function *f, std::vector<klee::ref<klee::Expr>> &args)
+      : ctx(ctx), state(s), callee(f), args(args) {}
+
+  std::size_t num_args() const override { return args.size(); }
+
+  pspa::Read arg(std::size_t i, rust::Vec<pspa::TargetFfi> &out) const override;
+
+  rust::Vec<pspa::GlobalFfi> globals() const override;
+
+  bool object(std::uint64_t id, pspa::ObjectFfi &out) const override;
+  bool pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &out) const override;
+
+private:
+  bool targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const;
+  bool concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
+  bool holdsAddress(const klee::ref<klee::Expr> &e) const;
+  llvm::Type *typeOf(const klee::MemoryObject *mo) const;
+  const klee::MemoryObject *find(std::uint64_t id) const;
+
+  ReadContext &ctx;
+  klee::ExecutionState &state;
+  llvm::Function *callee;
+  std::vector<klee::ref<klee::Expr>> &args;
+  /// The objects met so far (globals and pointer targets): the core asks only for those,
+  /// so no call walks the whole address space.
+  mutable std::unordered_map<std::uint64_t, const klee::MemoryObject *> known;
+  /// The key of address lookups (see concreteTarget).
+  mutable klee::MemoryObject probe{0};
+  /// Time spent resolving symbolic addresses for this call (--pspa-max-read-ms).
+  mutable std::chrono::steady_clock::duration resolving{};
+};
+
+} // namespace pspa_plugin
