@@ -46,10 +46,10 @@ void CheckClient::enable() { PspaCheck = true; }
 
 std::vector<CheckClient::CheckedCall> *CheckClient::returnedFrom(const klee::ExecutionState &state,
                                                                  std::size_t depth) {
-  auto it = checking.find(&state);
-  if (it == checking.end())
+  std::vector<CheckedCall> *found = checking.find(state);
+  if (!found)
     return nullptr;
-  std::vector<CheckedCall> &v = it->second;
+  std::vector<CheckedCall> &v = *found;
   while (!v.empty() && v.back().depth > depth)
     v.pop_back();
   // Invariant: the checked calls of a path nest, the innermost last.
@@ -65,7 +65,7 @@ void CheckClient::analysed(klee::ExecutionState &state, Answer answer, std::uint
   }
   ++stats.calls;
   // The call's frame is about to be pushed: while it runs the stack is one deeper.
-  checking[&state].push_back(CheckedCall{std::move(answer), state.stack.size() + 1, firstNew, f});
+  checking[state].push_back(CheckedCall{std::move(answer), state.stack.size() + 1, firstNew, f});
 }
 
 void CheckClient::beforeCall(const klee::ExecutionState &state, Function *f) {
@@ -122,12 +122,10 @@ void CheckClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction
 }
 
 void CheckClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
-  auto it = checking.find(&parent);
-  if (it != checking.end() && !it->second.empty())
-    checking[&child] = it->second;
+  checking.branched(parent, child);
 }
 
-void CheckClient::stateTerminated(const klee::ExecutionState &state) { checking.erase(&state); }
+void CheckClient::stateTerminated(const klee::ExecutionState &state) { checking.erase(state); }
 
 void CheckClient::report(llvm::json::Object &json) {
   json["check"] = llvm::json::Object{{"calls_checked", stats.calls},

@@ -70,6 +70,30 @@ inline pspa::LiveObjectFfi liveObject(const klee::MemoryObject *mo, std::uint64_
   return pspa::LiveObjectFfi{mo->id, reinterpret_cast<std::size_t>(mo->allocSite), mo->id < firstNew};
 }
 
+/// A client's data per path: a fork starts with a copy of its parent's (it has been where
+/// its parent has), and a path's data goes when the path ends.
+template <typename T> class PerState {
+public:
+  T &operator[](const klee::ExecutionState &s) { return map[&s]; }
+  /// The path's data, null if it has none.
+  T *find(const klee::ExecutionState &s) {
+    auto it = map.find(&s);
+    return it == map.end() ? nullptr : &it->second;
+  }
+  /// `child` forked from `parent`.
+  void branched(const klee::ExecutionState &parent, const klee::ExecutionState &child) {
+    auto it = map.find(&parent);
+    if (it != map.end())
+      map[&child] = it->second;
+  }
+  void erase(const klee::ExecutionState &s) { map.erase(&s); }
+  auto begin() { return map.begin(); }
+  auto end() { return map.end(); }
+
+private:
+  std::unordered_map<const klee::ExecutionState *, T> map;
+};
+
 /// --pspa-check (check.cpp): every load and store inside an analysed call, on every path
 /// until the call returns, checked against the call's answer.
 class CheckClient {
@@ -116,7 +140,7 @@ private:
   std::vector<CheckedCall> *returnedFrom(const klee::ExecutionState &state, std::size_t depth);
 
   Host &host;
-  std::unordered_map<const klee::ExecutionState *, std::vector<CheckedCall>> checking;
+  PerState<std::vector<CheckedCall>> checking;
   Stats stats;
 };
 
@@ -159,7 +183,7 @@ private:
   bool bodyModelled(const llvm::Function *f);
 
   Host &host;
-  std::unordered_map<const klee::ExecutionState *, std::vector<Frame>> perState;
+  PerState<std::vector<Frame>> perState;
   /// Functions whose calls take a snapshot (lazy: after a symbolic dereference in them).
   std::unordered_map<const llvm::Function *, bool> marked;
   std::unordered_map<const llvm::Function *, bool> modelledBodies;
@@ -214,7 +238,7 @@ private:
   const bool atInput;
   bool inputSeen = false, failed = false;
   std::uint64_t firstNew = 0;
-  std::unordered_map<const klee::ExecutionState *, PathCount> paths;
+  PerState<PathCount> paths;
   std::uint64_t transitions = 0, pathsEnded = 0;
   std::uint64_t checked = 0, violations = 0, uncoloured = 0;
   unsigned warned = 0;

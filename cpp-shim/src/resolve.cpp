@@ -103,7 +103,7 @@ bool ResolveClient::wants(Function *f) const {
 }
 
 std::vector<ResolveClient::Frame> &ResolveClient::frames(klee::ExecutionState &state) {
-  std::vector<Frame> &v = perState[&state];
+  std::vector<Frame> &v = perState[state];
   // Frames pushed without a call the plugin saw (main's): no snapshot, no symbolic
   // pointer argument.
   while (v.size() < state.stack.size()) {
@@ -226,12 +226,10 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
 }
 
 void ResolveClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
-  auto it = perState.find(&parent);
-  if (it != perState.end())
-    perState[&child] = it->second;
+  perState.branched(parent, child);
 }
 
-void ResolveClient::stateTerminated(klee::ExecutionState &state) { perState.erase(&state); }
+void ResolveClient::stateTerminated(klee::ExecutionState &state) { perState.erase(state); }
 
 void ResolveClient::report(llvm::json::Object &json) {
   if (!PspaResolve)

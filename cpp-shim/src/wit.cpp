@@ -94,7 +94,7 @@ void WitClient::compute(pspa::Engine &engine, const pspa::StateView &view, const
                      (unsigned long long)result.colours, (unsigned long long)result.heap_colours);
   // The heap objects the state already has, in allocation order, begin the path's
   // sequence; the other paths' sequences start at their next allocation.
-  PathCount &p = paths[&state];
+  PathCount &p = paths[state];
   p.witDepth = state.stack.size() + 1;
   std::vector<const klee::MemoryObject *> heap;
   for (auto it = state.addressSpace.objects.begin(), ie = state.addressSpace.objects.end(); it != ie; ++it)
@@ -127,7 +127,7 @@ void WitClient::count(PathCount &p, const klee::MemoryObject *mo) const {
 void WitClient::afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) {
   if (!handle || mo->isLocal || mo->isGlobal)
     return;
-  count(paths[&state], mo);
+  count(paths[state], mo);
 }
 
 void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
@@ -144,9 +144,9 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
   }
   if (!PspaWitCheck || !isWrite || !ki)
     return;
-  auto it = paths.find(&state);
+  PathCount *path = paths.find(state);
   // PSPA's colours cover the WIT function's call (and what it calls) only.
-  if (!host.wholeProgram() && (it == paths.end() || !it->second.witDepth))
+  if (!host.wholeProgram() && (!path || !path->witDepth))
     return;
   // A write inside a body the analysis models (KLEE's byte-wise memcpy) is its call's.
   const Instruction *inst = ki->inst;
@@ -179,26 +179,24 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
 }
 
 void WitClient::afterReturn(const klee::ExecutionState &state) {
-  auto it = paths.find(&state);
-  if (it != paths.end() && state.stack.size() < it->second.witDepth)
-    it->second.witDepth = 0; // the WIT call returned
+  PathCount *path = paths.find(state);
+  if (path && state.stack.size() < path->witDepth)
+    path->witDepth = 0; // the WIT call returned
 }
 
 void WitClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
-  auto it = paths.find(&parent);
-  if (it != paths.end())
-    paths[&child] = it->second;
+  paths.branched(parent, child);
 }
 
 void WitClient::stateTerminated(klee::ExecutionState &state) {
-  auto it = paths.find(&state);
-  if (it == paths.end())
+  PathCount *path = paths.find(state);
+  if (!path)
     return;
-  transitions += it->second.transitions;
+  transitions += path->transitions;
   if (csv)
-    *csv << pathsEnded << ',' << it->second.fields << ',' << it->second.transitions << '\n';
+    *csv << pathsEnded << ',' << path->fields << ',' << path->transitions << '\n';
   ++pathsEnded;
-  paths.erase(it);
+  paths.erase(state);
 }
 
 void WitClient::report(llvm::json::Object &json) {
