@@ -482,6 +482,24 @@ fn may_free_names_what_a_call_frees_and_nothing_it_only_writes() {
     assert_eq!(ask("clear", 500), ([false, false, true], true, true));
 }
 
+/// The lookup of fig1-chopped-2.json (on the path where the insert into t1 is skipped)
+/// retargeted at t1 = @1: `table_lookup(t1, 1)`, in a temporary directory (kept alive by
+/// the first value) with the module the snapshot names relative to itself.
+fn lookup_of_t1() -> (tempfile::TempDir, LoadedSnapshot) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut lookup: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("examples/snapshots/fig1-chopped-2.json")).unwrap(),
+    )
+    .unwrap();
+    lookup["call"]["args"][0]["targets"][0]["object"] = 1.into();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("lookup-t1.json");
+    std::fs::write(&file, lookup.to_string()).unwrap();
+    std::fs::copy(root.join("examples/fig1.c"), dir.path().join("fig1.c")).unwrap();
+    let snap = LoadedSnapshot::load(&file).unwrap();
+    (dir, snap)
+}
+
 /// A call analysed while an earlier skipped call is pending (paper 6.2): the skipped
 /// `table_insert(t1, 1, "foo")` (fig1-chopped-1.json) may allocate an element
 /// (heap:table_insert:32) and link it into t1's bucket array. `table_lookup(t1, 1)` is
@@ -500,16 +518,7 @@ fn a_call_after_a_pending_skip_may_read_what_the_skip_allocates() {
     let insert = LoadedSnapshot::load(&ex.join("fig1-chopped-1.json")).unwrap();
     let g = MemoryGraph::project(&insert, s.roots()).unwrap();
     s.analyze_graph(&g, Some("p"), true).unwrap();
-    let mut lookup: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(ex.join("fig1-chopped-2.json")).unwrap())
-            .unwrap();
-    lookup["call"]["args"][0]["targets"][0]["object"] = 1.into();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("lookup-t1.json");
-    std::fs::write(&file, lookup.to_string()).unwrap();
-    // The snapshot names its module relative to itself.
-    std::fs::copy(root.join("examples/fig1.c"), dir.path().join("fig1.c")).ok();
-    let snap = LoadedSnapshot::load(&file).unwrap();
+    let (_dir, snap) = lookup_of_t1();
     let g = MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, result, stats) = s.analyze_graph(&g, Some("p"), false).unwrap();
     assert_eq!(stats.merged_post_states, 1);
@@ -657,15 +666,7 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let ex = root.join("examples/snapshots");
     let insert = LoadedSnapshot::load(&ex.join("fig1-chopped-1.json")).unwrap();
-    let mut lookup: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(ex.join("fig1-chopped-2.json")).unwrap())
-            .unwrap();
-    lookup["call"]["args"][0]["targets"][0]["object"] = 1.into();
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("lookup-t1.json");
-    std::fs::write(&file, lookup.to_string()).unwrap();
-    std::fs::copy(root.join("examples/fig1.c"), dir.path().join("fig1.c")).unwrap();
-    let lookup = LoadedSnapshot::load(&file).unwrap();
+    let (_dir, lookup) = lookup_of_t1();
     let labels =
         |s: &Session, abs: &pspa::abstraction::AbstractState, r: &pspa::local::CallResult| {
             (
