@@ -156,10 +156,21 @@ impl Answer {
     /// declared functions they call). `callees`: the whole program's call graph
     /// (`Solver::callees`), which a whole-program answer needs.
     pub fn may_call(&self, f: FuncId, callees: &[Vec<FuncId>]) -> bool {
-        match self.whole_program_of {
-            Some(from) => whole_program_calls(callees, from).binary_search(&f).is_ok(),
-            None => self.calls.binary_search(&f).is_ok(),
-        }
+        self.may_call_any(&[f], callees)
+    }
+
+    /// Whether the call may run or call any of `fs` (one walk of the call graph for a
+    /// whole-program answer, whatever the number of functions asked about).
+    pub fn may_call_any(&self, fs: &[FuncId], callees: &[Vec<FuncId>]) -> bool {
+        let whole;
+        let calls = match self.whole_program_of {
+            Some(from) => {
+                whole = whole_program_calls(callees, from);
+                &whole
+            }
+            None => &self.calls,
+        };
+        fs.iter().any(|f| calls.binary_search(f).is_ok())
     }
 
     /// The whole program's points-to sets of every dereferenced pointer (SPA), shared by

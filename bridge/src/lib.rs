@@ -224,7 +224,7 @@ pub mod ffi {
         fn answer_heap_bytes(a: &CallAnswer) -> usize;
         /// Whether the call may run or call `function` (`llvm::Function*`): a skipped call
         /// that may reach `exit` or `abort`. True when the call failed.
-        fn answer_may_call(e: &Engine, a: &CallAnswer, function: usize) -> bool;
+        fn answer_may_call_any(e: &Engine, a: &CallAnswer, functions: &[usize]) -> bool;
         /// Whether the analysis replaces the body of `function` (`llvm::Function*`) by a
         /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses
         /// go through the call's arguments.
@@ -286,6 +286,8 @@ pub struct Engine {
     spa_answers: std::cell::OnceCell<Vec<Arc<Answer>>>,
     /// The whole-program call graph (indirect calls resolved), made with `spa_answers`.
     spa_callees: std::cell::OnceCell<Vec<Vec<FuncId>>>,
+    /// Each function's `llvm::Function*`, the inverse of `Program::site_functions`.
+    function_addresses: std::cell::OnceCell<FxHashMap<FuncId, usize>>,
     failures: u64,
     spa_calls: u64,
     /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
@@ -301,11 +303,13 @@ pub struct Engine {
 /// conservatively).
 pub struct CallAnswer(Option<Arc<Answer>>);
 
-/// The answers of the skipped calls pending on a path, oldest first; `missing` when one
-/// has no post-state.
+/// The skipped calls pending on a path, given oldest first: the youngest's answer (its
+/// post-state covers the older ones', see `posts`) and how many there are; `missing` when
+/// one has no post-state.
 #[derive(Default)]
 pub struct PendingPosts {
-    answers: Vec<Arc<Answer>>,
+    youngest: Option<Arc<Answer>>,
+    count: usize,
     missing: bool,
 }
 
@@ -323,8 +327,8 @@ impl PendingPosts {
             );
         }
         Ok(self
-            .answers
-            .last()
+            .youngest
+            .as_ref()
             .map(|a| {
                 a.post()
                     .expect("pending_add keeps answers with a post-state")
@@ -341,11 +345,13 @@ fn pending_new() -> Box<PendingPosts> {
 fn pending_add(p: &mut PendingPosts, a: &CallAnswer) -> bool {
     match &a.0 {
         Some(ans) if ans.post().is_some() => {
-            p.answers.push(ans.clone());
+            p.youngest = Some(ans.clone());
+            p.count += 1;
             true
         }
         _ => {
             p.missing = true;
+            p.count += 1;
             false
         }
     }
@@ -353,10 +359,11 @@ fn pending_add(p: &mut PendingPosts, a: &CallAnswer) -> bool {
 
 fn pending_add_failed(p: &mut PendingPosts) {
     p.missing = true;
+    p.count += 1;
 }
 
 fn pending_len(p: &PendingPosts) -> usize {
-    p.answers.len() + p.missing as usize
+    p.count
 }
 
 /// A caught panic's message, for the plugin's one warning.
@@ -434,6 +441,7 @@ impl Engine {
             spa,
             spa_answers: Default::default(),
             spa_callees: Default::default(),
+            function_addresses: Default::default(),
             failures: 0,
             spa_calls: 0,
             globals: None,
@@ -807,16 +815,19 @@ fn engine_body_modelled(e: &Engine, function: usize) -> bool {
     })
 }
 
-fn answer_may_call(e: &Engine, a: &CallAnswer, function: usize) -> bool {
+fn answer_may_call_any(e: &Engine, a: &CallAnswer, functions: &[usize]) -> bool {
     let r = catch_unwind(AssertUnwindSafe(|| {
         let answer = a.0.as_deref()?;
         let s = e.session.as_ref()?;
-        let &f = s.prog.site_functions.get(&function)?;
+        let ids: Vec<FuncId> = functions
+            .iter()
+            .filter_map(|f| s.prog.site_functions.get(f).copied())
+            .collect();
         if !answer.is_whole_program() {
-            return Some(answer.may_call(f, &[]));
+            return Some(answer.may_call_any(&ids, &[]));
         }
         e.spa_answers();
-        Some(answer.may_call(f, e.spa_callees.get()?))
+        Some(answer.may_call_any(&ids, e.spa_callees.get()?))
     }));
     r.ok().flatten().unwrap_or(true)
 }
@@ -827,12 +838,13 @@ fn engine_callees(e: &Engine, function: usize, out: &mut Vec<usize>) -> bool {
         let &f = s.prog.site_functions.get(&function)?;
         e.spa_answers();
         let callees = e.spa_callees.get()?;
-        let address: FxHashMap<FuncId, usize> = s
-            .prog
-            .site_functions
-            .iter()
-            .map(|(&a, &g)| (g, a))
-            .collect();
+        let address = e.function_addresses.get_or_init(|| {
+            s.prog
+                .site_functions
+                .iter()
+                .map(|(&a, &g)| (g, a))
+                .collect()
+        });
         Some(
             callees
                 .get(f as usize)?

@@ -260,7 +260,7 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
       for (Instruction &inst : bb)
         ends |= isa<UnreachableInst>(inst);
     if (ends)
-      enders.push_back(&g);
+      enders.push_back(reinterpret_cast<std::size_t>(&g));
   }
   for (const SkipSpec &spec : SkipFunctions) {
     Function *f = m.getFunction(spec.name);
@@ -353,11 +353,8 @@ bool ChopClient::mayEnd(Snapshot &s) {
     if (!s.answer || !pspa::answer_ok(**s.answer))
       s.mayEnd = 1; // nothing known: it may
     else
-      for (Function *e : enders)
-        if (pspa::answer_may_call(host.analysisEngine(), **s.answer, reinterpret_cast<std::size_t>(e))) {
-          s.mayEnd = 1;
-          break;
-        }
+      s.mayEnd = pspa::answer_may_call_any(host.analysisEngine(), **s.answer,
+                                           rust::Slice<const std::size_t>(enders.data(), enders.size()));
     if (host.wholeProgram())
       wholeProgramMayEnd[s.f] = s.mayEnd;
   }

@@ -385,7 +385,7 @@ private:
   std::set<llvm::Function *> warnedInvoke;
   /// The functions that end a path where they are called (endsPath, or holding an
   /// `unreachable`).
-  std::vector<llvm::Function *> enders;
+  std::vector<std::size_t> enders; // as llvm::Function* addresses, what the bridge takes
   /// mayEnd per function with whole-program answers (the same for every call).
   std::unordered_map<llvm::Function *, int> wholeProgramMayEnd;
   ChopSearcher *searcher = nullptr;
