@@ -16,6 +16,13 @@ Each writes RES/NAME.csv, RES/NAME.md and RES/NAME.png. A run directory is
 RES/runs/PROG/RUN/ with klee/ (KLEE's output directory), klee.log (its stderr) and
 time.txt (/usr/bin/time -v). A ratio against KLEE alone (cost, table3) comes from
 RES/runs/PROG/timed-PAIR/rep{i}-{vanilla,plugin}/ (timed-runs.py: back to back, alone).
+
+Every counter of the plugin comes from klee/pspa-stats.json (pspa.stats/1, Stats): a run
+the plugin analysed in must have it, with every key a table reads. From klee.log come only
+KLEE's own lines (tools/klee/main.cpp: `KLEE: done: total instructions`, `completed
+paths`, `partially completed paths`, `generated tests`; `HaltTimer invoked`) and the WIT
+point (the plugin's `pspa wit: colours computed at the call of F`, not in pspa.stats/1).
+`KLEE: done: recovery states` and `created snapshots` are the plugin's (Chopper's names).
 """
 import csv
 import json
@@ -31,7 +38,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def done_lines(log):
-    """KLEE's `KLEE: done: NAME = VALUE` lines of a run, as a dict of strings."""
+    """The `KLEE: done: NAME = VALUE` lines of a run, as a dict of strings (tables read
+    KLEE's own from it: the plugin's come from pspa-stats.json)."""
     out = {}
     for line in open(log, errors="replace"):
         m = re.match(r"KLEE: done: (.+?) = (.+)$", line.strip())
@@ -87,7 +95,28 @@ def stats_of(d):
     return Stats(path)
 
 
-def run(res, prog, name):
+def printed(x, digits):
+    """x as the plugin's done line prints it (printf's %.Nf): the tables' numbers as they
+    were when read from that line."""
+    return float(f"{x:.{digits}f}")
+
+
+def analysis(st):
+    """The analysis counters of a run (Stats): calls analysed, failures, the analysis' share
+    of the run (%), and for PSPA the analyses run, the reuses and the reuse ratio."""
+    an = st["analysis"]
+    r = {"pspa_share": printed(100.0 * an["time_s"] / an["run_s"] if an["run_s"] > 0 else 0.0, 2),
+         "calls": an["calls"], "failures": an["failures"]}
+    if st["mode"] == "pspa":  # SPA reuses nothing
+        inv = an["invocations"]
+        r.update(analyses=an["analyses"], reuses=an["reused"],
+                 reuse_ratio=printed(an["reused"] / inv if inv else 0.0, 4))
+    return r
+
+
+def run(res, prog, name, plugin):
+    """A run's numbers. plugin: whether the plugin analysed in it (it then wrote
+    pspa-stats.json); KLEE alone and the plugin loaded idle (no analysis asked for) did not."""
     d = os.path.join(res, "runs", prog, name)
     log = os.path.join(d, "klee.log")
     done = done_lines(log)
@@ -104,14 +133,9 @@ def run(res, prog, name):
         # a run stopped by --max-time instead of its instruction budget is not comparable
         "timed_out": "HaltTimer invoked" in text,
     }
-    if "pspa time" in done:
-        m = re.match(r"([\d.]+) s \(([\d.]+)% of the run\)", done["pspa time"])
-        r["pspa_secs"], r["pspa_share"] = float(m.group(1)), float(m.group(2))
-        r["calls"] = first_int(done["pspa calls analysed"])
-        r["failures"] = first_int(done["pspa failures"])
-        m = re.match(r"(\d+), reused = (\d+) \(reuse ratio ([\d.]+)\)", done.get("pspa analyses", ""))
-        if m:
-            r["analyses"], r["reuses"], r["reuse_ratio"] = int(m.group(1)), int(m.group(2)), float(m.group(3))
+    if plugin:
+        r["stats"] = stats_of(d)
+        r.update(analysis(r["stats"]))
         # A run that analysed no call writes no CSV.
         path = os.path.join(d, "klee", "pspa-calls.csv")
         rows = calls(path) if os.path.exists(path) else []
@@ -147,14 +171,16 @@ def timed(res, prog, pair):
     wall, wall_v: median wall seconds of the plugin runs and of KLEE alone; slowdown: the
     ratio of the medians of seconds per instruction (the ratio of median walls when both ran
     the same instructions: an instruction budget; the inverse ratio of instructions when both
-    ran for a time); share: the median analysis share of the plugin runs (`pspa time = T s
-    (P% of the run)`), implied: the slowdown that share implies if KLEE's own work cost what
-    it costs alone, 1 / (1 - share); klee_part: the median wall of the plugin runs less
-    their analysis time; other: the most CPU seconds anything else used during one run."""
+    ran for a time); share: the median analysis share of the plugin runs (pspa-stats.json:
+    the analysis' seconds over the run's, in %), implied: the slowdown that share implies if
+    KLEE's own work cost what it costs alone, 1 / (1 - share); klee_part: the median wall of
+    the plugin runs less their analysis time; other: the most CPU seconds anything else used
+    during one run."""
     base = f"timed-{pair}"
     d = os.path.join(res, "runs", prog, base)
     reps = sorted({int(m.group(1)) for n in os.listdir(d) for m in [re.match(r"rep(\d+)-", n)] if m})
-    runs = {cfg: [run(res, prog, f"{base}/rep{i}-{cfg}") for i in reps] for cfg in ("plugin", "vanilla")}
+    runs = {cfg: [run(res, prog, f"{base}/rep{i}-{cfg}", cfg == "plugin") for i in reps]
+            for cfg in ("plugin", "vanilla")}
     p, v = runs["plugin"], runs["vanilla"]
 
     def spi(r):
@@ -237,7 +263,7 @@ def table1(res, progs):
               "SPA ref (SVF's blind spots)", "instructions", "budget reached"]
     rows, plot = [], []
     for p in progs:
-        spa, pspa = run(res, p, "spa-dfs"), run(res, p, "pspa-dfs")
+        spa, pspa = run(res, p, "spa-dfs", True), run(res, p, "pspa-dfs", True)
         # DFS is deterministic: both modes run the same calls in the same order, up to where
         # the shorter run stopped (a PSPA run may hit --max-time first). Compare that prefix.
         n = min(len(spa["rows"]), len(pspa["rows"]))
@@ -287,7 +313,7 @@ def per_function(res, progs, top=8):
     for p in progs:
         docs = {k: json.load(open(os.path.join(res, "runs", p, f"{k}.json")))["functions"]
                 for k in ("spa", "svf", "spa-blind-spots")}
-        calls_ = [r for r in run(res, p, "pspa-dfs")["rows"] if r["ok"] == "1"]
+        calls_ = [r for r in run(res, p, "pspa-dfs", True)["rows"] if r["ok"] == "1"]
         by = {}
         for r in calls_:
             by.setdefault(r["function"], []).append(r)
@@ -313,7 +339,7 @@ def table3(res, progs):
             t = timed(res, p, f"pspa-{suffix}")
             reps = t["reps"]
             r, van = t["median"], t["median_vanilla"]
-            nr = run(res, p, f"noreuse-{suffix}")
+            nr = run(res, p, f"noreuse-{suffix}", True)
             rows.append([p, search, f"{nr['pspa_share']:.2f}%", f"{t['share']:.2f}%",
                          f"{100 * r['reuse_ratio']:.2f}%", r["analyses"], r["calls"], r["failures"],
                          t["wall_v"], t["wall"], t["slowdown"], t["implied"], nr["wall"], t["other"],
@@ -341,7 +367,7 @@ def drivers(res, progs):
     header = ["program", "instructions", "completed paths", "partial paths", "tests", "wall (s)", "RSS (MB)"]
     rows = []
     for p in progs:
-        r = run(res, p, "vanilla60")
+        r = run(res, p, "vanilla60", False)
         rows.append([p, r["instructions"], r["completed"], r["partial"], r["tests"], r["wall"], r["rss"]])
     write(res, "drivers", header, rows, "Each driver for 60 s (--max-time=60s, DFS), KLEE without the plugin.\n")
     fig, ax = plt.subplots(figsize=(7, 3.5))
@@ -350,6 +376,18 @@ def drivers(res, progs):
     ax.set_yscale("log")
     fig.tight_layout()
     fig.savefig(os.path.join(res, "drivers.png"), dpi=100)
+
+
+def time_split(st):
+    """Where a run's analysis time went (Stats), in the words of its --pspa-stats done lines:
+    failures, reading, checking and solving time, the projection's objects and rounds."""
+    an = st["analysis"]
+    over = f" ({an['over_budget']} over the work budget)" if an["over_budget"] else ""
+    return [f"pspa failures = {an['failures']}{over}",
+            f"pspa time: reading = {an['read_s']:.3f} s, checking = {an['check_s']:.3f} s, solving = "
+            f"{an['solve_s']:.3f} s ({an['solver_runs']} solver runs)",
+            f"pspa projection: objects met = {an['objects_met']}, read = {an['objects_read']}, "
+            f"rounds = {an['fetch_rounds']}"]
 
 
 def cost(res, pairs):
@@ -379,14 +417,13 @@ def cost(res, pairs):
              "For a run stopped by time the slowdown compares different stretches of the program (KLEE alone "
              "gets further): the share's is the better estimate there. Below, the median plugin run's "
              "`KLEE: done: pspa ...` lines (--pspa-stats) and the functions whose analysis cost most.\n")
-    # Where each run's analysis time went: its --pspa-stats lines, and the functions that
+    # Where each run's analysis time went: its --pspa-stats counters, and the functions that
     # cost most (from pspa-calls.csv).
     for pair in pairs:
         p, sel = pair.split(":")
         r = medians[pair]
-        split = [l.strip()[len("KLEE: done: "):] for l in open(os.path.join(r["dir"], "klee.log"), errors="replace")
-                 if l.startswith(("KLEE: done: pspa time:", "KLEE: done: pspa projection:", "KLEE: done: pspa failures"))]
-        notes += f"\n**{p}, {'library files' if sel == 'files' else 'all functions'}.** " + "; ".join(split) + ".\n\n"
+        notes += (f"\n**{p}, {'library files' if sel == 'files' else 'all functions'}.** "
+                  + "; ".join(time_split(r["stats"])) + ".\n\n")
         by = {}
         for x in r["rows"]:
             f = by.setdefault(x["function"], {"calls": 0, "reused": 0, "failed": 0, "us": 0, "read": []})
@@ -420,9 +457,8 @@ def check(res, pairs):
     rows = []
     for pair in pairs:
         p, name = pair.split(":")
-        r = run(res, p, name)
-        st = stats_of(r["dir"])
-        c, an = st["check"], st["analysis"]
+        r = run(res, p, name, True)
+        c, an = r["stats"]["check"], r["stats"]["analysis"]
         sizes = [int(x["answer_bytes"]) for x in r["rows"] if x["ok"] == "1"]
         what = {"check": "library", "check-pt": "library", "check-all": "all functions",
                 "check-chop": "library, chopped (skip set 0)"}[name]
@@ -458,42 +494,36 @@ def last_stats(d):
     return dict(zip([c[0] for c in cur.description], cur.fetchone()))
 
 
-# The resolution client's summary line: accesses, skipped, snapshots, mismatches.
-RESOLVE_LINE = re.compile(r"pspa resolve: symbolic accesses = (\d+), candidates skipped = (\d+), snapshots = (\d+), "
-                          r"mismatches = (\d+)")
-
-
 def table7(res, progs):
-    names = [("resolve-base", "KLEE"), ("resolve-single", "KLEE --single-object-resolution"),
-             ("resolve-spa", "SPA"), ("resolve-pspa", "PSPA"),
-             ("resolve-base-malloc", "KLEE, host malloc"), ("resolve-spa-malloc", "SPA, host malloc"),
-             ("resolve-pspa-malloc", "PSPA, host malloc")]
+    # (run, label, whether the plugin analysed: the KLEE rows load it idle)
+    names = [("resolve-base", "KLEE", False), ("resolve-single", "KLEE --single-object-resolution", False),
+             ("resolve-spa", "SPA", True), ("resolve-pspa", "PSPA", True),
+             ("resolve-base-malloc", "KLEE, host malloc", False), ("resolve-spa-malloc", "SPA, host malloc", True),
+             ("resolve-pspa-malloc", "PSPA, host malloc", True)]
     header = ["program", "resolution", "budget reached", "instructions", "completed paths", "resolution queries",
               "queries vs KLEE", "resolution time share", "wall (s)", "analysis share", "symbolic accesses",
               "candidates skipped", "snapshots", "mismatches (validate)"]
     rows = []
     for p in progs:
         base_q = None
-        val = run(res, p, "resolve-validate")
-        vtext = open(os.path.join(val["dir"], "klee.log"), errors="replace").read()
-        vm = RESOLVE_LINE.search(vtext)
-        for name, label in names:
+        mismatches = run(res, p, "resolve-validate", True)["stats"]["resolve"]["mismatches"]
+        for name, label, plugin in names:
             if not os.path.isdir(os.path.join(res, "runs", p, name, "klee")):
                 continue  # the host-malloc rows: programs whose resolutions scan
-            r = run(res, p, name)
+            r = run(res, p, name, plugin)
             st = last_stats(r["dir"])
             q = st.get("ResolveQueries")
             if name in ("resolve-base", "resolve-base-malloc"):
                 base_q = q
-            text = open(os.path.join(r["dir"], "klee.log"), errors="replace").read()
-            m = RESOLVE_LINE.search(text)
+            # symbolic accesses, candidates skipped, snapshots (the resolution client's)
+            m = [r["stats"]["resolve"][k] for k in ("symbolic_accesses", "candidates_skipped", "snapshots")] \
+                if plugin else ["", "", ""]
             # ResolveTime and the wall time are both in microseconds in run.stats.
             share = 100.0 * st.get("ResolveTime", 0) / st["WallTime"] if st.get("WallTime") else None
             rows.append([p, label, "no" if r["timed_out"] else "yes", r["instructions"], r["completed"], q,
                          f"{q / base_q:.3f}" if base_q else None, f"{share:.1f}%" if share is not None else None,
-                         r["wall"], f"{r['pspa_share']:.1f}%" if "pspa_share" in r else "",
-                         int(m.group(1)) if m else "", int(m.group(2)) if m else "", int(m.group(3)) if m else "",
-                         (int(vm.group(4)) if vm else "n/a") if name == "resolve-pspa" else ""])
+                         r["wall"], f"{r['pspa_share']:.1f}%" if plugin else "", *m,
+                         mismatches if name == "resolve-pspa" else ""])
     notes = ("DFS, the same instruction budget in each configuration (a run stopped by its time limit says "
              "`budget reached: no`). Resolution queries: KLEE's `ResolveQueries` statistic, every solver query "
              "made while resolving a symbolic address (loads, stores, and KLEE's special functions), counted the "
@@ -513,9 +543,20 @@ def table7(res, progs):
     fig.savefig(os.path.join(res, "table7.png"), dpi=100)
 
 
-WIT_COLOURS = re.compile(r"wit colours = (\d+) \(heap (\d+)\), writes = (\d+), through unknown pointers = (\d+)")
-WIT_TRANSITIONS = re.compile(r"wit transitions = (\d+)")
-WIT_CHECK = re.compile(r"wit check: writes checked = (\d+), violations = (\d+), not coloured = (\d+)")
+def wit(st):
+    """The WIT client's counters (Stats), in table6's order: colours, heap colours, writes,
+    writes through unknown pointers, transitions, writes checked, violations, writes not
+    coloured; all None when the colours were not computed (the point not reached, or the
+    computation failed). The runs check every write (--pspa-wit-check)."""
+    w = st["wit"]
+    if not w["computed"]:
+        return [None] * 8
+    return [w[k] for k in ("colours", "heap_colours", "writes", "unknown_writes", "transitions", "writes_checked",
+                           "violations", "not_coloured")]
+
+
+# The WIT point: a message of the plugin's, the one thing table6 reads from klee.log that
+# pspa-stats.json lacks.
 WIT_POINT = re.compile(r"pspa wit: colours computed at the call of (\S+):")
 
 
@@ -526,14 +567,10 @@ def table6(res, progs):
     rows = []
     for p in progs:
         for name, mode, how in names:
-            r = run(res, p, name)
-            text = open(os.path.join(r["dir"], "klee.log"), errors="replace").read()
-            c, t, k, at = WIT_COLOURS.search(text), WIT_TRANSITIONS.search(text), WIT_CHECK.search(text), WIT_POINT.search(text)
+            r = run(res, p, name, True)
+            at = WIT_POINT.search(open(os.path.join(r["dir"], "klee.log"), errors="replace").read())
             rows.append([p, mode, how, at.group(1) if at else "not reached", "no" if r["timed_out"] else "yes",
-                         r["completed"] + r["partial"], int(c.group(1)) if c else None, int(c.group(2)) if c else None,
-                         int(c.group(3)) if c else None, int(c.group(4)) if c else None, int(t.group(1)) if t else None,
-                         int(k.group(1)) if k else None, int(k.group(2)) if k else None,
-                         int(k.group(3)) if k else None])
+                         r["completed"] + r["partial"], *wit(r["stats"])])
     notes = ("DFS, the same instruction budget in each run (paths: completed and partially completed). Colours "
              "computed once, at the WIT point: the first call of the program's parsing entry (hand), or the first "
              "call after the first read of symbolic input (automatic). Heap colours: colours of heap object "
@@ -555,14 +592,19 @@ def table6(res, progs):
     fig.savefig(os.path.join(res, "table6.png"), dpi=100)
 
 
-CHOP_RECOVERIES = re.compile(r"KLEE: done: recovery states = (\d+)")
-CHOP_SNAPSHOTS = re.compile(r"KLEE: done: created snapshots = (\d+)")
-CHOP_FALLBACK = re.compile(r"recovery paths run on from the snapshot \([a-z ,]+\) = (\d+)")
-CHOP_SPURIOUS = re.compile(r"recoveries waited for by a load or a free = (\d+), of which the call wrote none of "
-                           r"those bytes \(spurious\) = (\d+)")
-CHOP_LINE = re.compile(r"pspa chop: recoveries ended before returning = (\d+), recovered before a write at a symbolic "
-                       r"offset = (\d+), skipped calls whose result is used = (\d+), whole-program mod sets "
-                       r"\(.*?\) = (\d+), (?:recovered before an external call = \d+, )?(?:recovered before a write into an object it may free = \d+, )?(?:writes after a skipped free = \d+, )?recovery paths run on from the snapshot \([a-z ,]+\) = (\d+)")
+def chop(st):
+    """The chopping client's counters of a run (Stats; None: a run without the plugin, whose
+    counters are all None): recovery states, snapshots, recoveries ended before returning
+    (errors in recoveries), skipped calls whose result is used, mod sets joined with older
+    pending skips' post-states, recovery paths run on from the snapshot (fallbacks),
+    recoveries waited for by a load or a free (triggered), and of those the spurious ones."""
+    keys = {"recoveries": "recovery_states", "snapshots": "snapshots", "ended": "recoveries_ended_before_returning",
+            "result_used": "result_used", "joined": "joined_mod_sets", "fallbacks": "fallbacks",
+            "triggered": "triggered_recoveries", "spurious": "spurious_recoveries"}
+    if st is None:
+        return dict.fromkeys(keys)
+    c = st["chop"]
+    return {k: c[v] for k, v in keys.items()}
 
 
 def per_program_log_plot(fig, ax, progs, ylabel, path):
@@ -578,7 +620,7 @@ def per_program_log_plot(fig, ax, progs, ylabel, path):
 
 def figure4(res, progs):
     header = ["program", "set", "mod sets", "budget reached", "instructions", "paths", "snapshots", "recoveries",
-              "recoveries per path", "waited for by a load or free", "spurious", "errors in recoveries", "skipped, result used", "whole-program fallbacks",
+              "recoveries per path", "waited for by a load or free", "spurious", "errors in recoveries", "skipped, result used", "joined with pending skips",
               "fallbacks to the snapshot", "analysis share", "reuse ratio", "wall (s)", "skipped functions"]
     rows, per, spur = [], {}, {}
     for p in progs:
@@ -586,22 +628,17 @@ def figure4(res, progs):
         for i in sets:
             skip = open(os.path.join(res, "chop-sets", p, f"set-{i}.txt")).read().strip()
             for mode in ("spa", "pspa"):
-                r = run(res, p, f"chop-{mode}-{i}")
-                text = open(os.path.join(r["dir"], "klee.log"), errors="replace").read()
-                rec, snap, line = CHOP_RECOVERIES.search(text), CHOP_SNAPSHOTS.search(text), CHOP_LINE.search(text)
-                sp = CHOP_SPURIOUS.search(text)
-                if sp:
-                    tot = spur.setdefault((p, mode), [0, 0])
-                    tot[0] += int(sp.group(1))
-                    tot[1] += int(sp.group(2))
+                r = run(res, p, f"chop-{mode}-{i}", True)
+                c = chop(r["stats"])
+                tot = spur.setdefault((p, mode), [0, 0])
+                tot[0] += c["triggered"]
+                tot[1] += c["spurious"]
                 paths = r["completed"] + r["partial"]
-                recs = int(rec.group(1)) if rec else None
-                rpp = recs / paths if recs is not None and paths else None
+                rpp = c["recoveries"] / paths if paths else None
                 per.setdefault((p, mode), []).append(rpp)
                 rows.append([p, i, mode.upper(), "no" if r["timed_out"] else "yes", r["instructions"], paths,
-                             int(snap.group(1)) if snap else None, recs, rpp,
-                             int(sp.group(1)) if sp else None, int(sp.group(2)) if sp else None,
-                             *([int(line.group(k)) for k in (1, 3, 4, 5)] if line else [None] * 4),
+                             c["snapshots"], c["recoveries"], rpp, c["triggered"], c["spurious"],
+                             *[c[k] for k in ("ended", "result_used", "joined", "fallbacks")],
                              r.get("pspa_share"), r.get("reuse_ratio"), r["wall"], skip])
     notes = ("Each set: 10 library functions a vanilla run reached (the same budget), chosen at random (seed = set). "
              "DFS, the same instruction budget in each run; a run stopped by its time limit says `budget reached: "
@@ -609,8 +646,9 @@ def figure4(res, progs):
              "`recovery states`); a call whose result is used is skipped, its first use recovers it. Waited for by a load or a "
              "free: recoveries a load or a free started (not a result's use, an external call, a write at a symbolic "
              "offset); spurious: of those, the ones whose call (on its first path) wrote none of the loaded bytes and "
-             "did not free their object, i.e. what a more precise mod set saves. Whole-program fallbacks: PSPA "
-             "mod sets replaced by SPA's because the call may read what an older pending skip may write. Analysis "
+             "did not free their object, i.e. what a more precise mod set saves. Joined with pending skips: mod "
+             "sets computed on the state joined with older pending skips' post-states (the call may read what "
+             "they may write; this replaced the fallback to SPA's whole-program sets). Analysis "
              "share: the plugin's time (analyses, reuse checks, state reading) over the run's.\n\n")
     summary = []
     for p in progs:
@@ -652,9 +690,8 @@ def table5(res, progs):
         runs = sorted(n[3:] for n in os.listdir(os.path.join(res, "runs", p)) if n.startswith("t5-"))
         base = None
         for name in ["vanilla"] + [n for n in runs if n != "vanilla"]:
-            r = run(res, p, "t5-" + name)
-            text = open(os.path.join(r["dir"], "klee.log"), errors="replace").read()
-            rec, snap, line = CHOP_RECOVERIES.search(text), CHOP_SNAPSHOTS.search(text), CHOP_FALLBACK.search(text)
+            r = run(res, p, "t5-" + name, name != "vanilla")
+            c = chop(r.get("stats"))
             reps = replayed(r["dir"])
             errors = sorted({e for _, e in reps if e})
             outcomes = sorted({o for o, _ in reps})
@@ -670,8 +707,7 @@ def table5(res, progs):
             extra = sum(1 for o, _ in reps if o not in base["outcomes"])
             rows.append([p, name.upper() if name == "vanilla" else name.replace("pspa", "PSPA").replace("spa", "SPA"),
                          "yes" if complete else "no (time limit)", r["wall"], r["completed"] + r["partial"],
-                         int(rec.group(1)) if rec else None, int(snap.group(1)) if snap else None,
-                         int(line.group(1)) if line else None, "; ".join(errors) or "none", same, len(reps),
+                         c["recoveries"], c["snapshots"], c["fallbacks"], "; ".join(errors) or "none", same, len(reps),
                          ", ".join(outcomes), extra if name != "vanilla" else "-",
                          r.get("pspa_share"), r.get("reuse_ratio"), skip])
             if name != "vanilla":
@@ -724,8 +760,7 @@ def table4(res, cves):
         for key, _ in T4:
             d = os.path.join(res, "runs", c, f"t4-{key}")
             r = json.load(open(os.path.join(d, "result.json")))
-            rec = CHOP_RECOVERIES.search(open(os.path.join(d, "klee.log"), errors="replace").read())
-            runs[key] = (r, int(rec.group(1)) if rec else None)
+            runs[key] = (r, None if key == "vanilla" else stats_of(d)["chop"]["recovery_states"])
         for loc in runs[T4[0][0]][0]["locations"]:
             times = [runs[k][0]["locations"].get(loc) for k, _ in T4]
             for (k, _), t in zip(T4, times):
