@@ -5,7 +5,7 @@
 // the call's own locals are not effects and are left out. The per-path stacks of checked
 // calls are copied at forks.
 
-#include "clients.h"
+#include "check/check.h"
 
 #include "klee/Module/InstructionInfoTable.h"
 #include "klee/Module/KInstruction.h"
@@ -58,30 +58,32 @@ std::vector<CheckClient::CheckedCall> *CheckClient::returnedFrom(const klee::Exe
   return &v;
 }
 
-void CheckClient::analysed(klee::ExecutionState &state, Answer answer, std::uint64_t firstNew, Function *f) {
-  if (!answer) {
+void CheckClient::callRuns(CallSite &c, const CallAnalysis &a) {
+  if (!c.f)
+    return;
+  klee::ExecutionState &state = c.state;
+  // A frame about to be pushed at depth stack.size() + 1: calls that ran there returned.
+  std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
+  if (inside && c.f->isDeclaration() && !c.f->isIntrinsic() && !inside->empty())
+    ++stats.externalCalls;
+  if (!a.analysed)
+    return;
+  if (!a.answer) {
     ++stats.failedCalls;
     return;
   }
   ++stats.calls;
   // The call's frame is about to be pushed: while it runs the stack is one deeper.
-  checking[state].push_back(CheckedCall{std::move(answer), state.stack.size() + 1, firstNew, f});
+  checking[state].push_back(CheckedCall{a.answer, state.stack.size() + 1, a.firstNew, c.f});
 }
 
-void CheckClient::beforeCall(const klee::ExecutionState &state, Function *f) {
-  // A frame about to be pushed at depth stack.size() + 1: calls that ran there returned.
-  std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
-  if (inside && f->isDeclaration() && !f->isIntrinsic() && !inside->empty())
-    ++stats.externalCalls;
-}
+void CheckClient::afterReturn(klee::ExecutionState &state) { returnedFrom(state, state.stack.size()); }
 
-void CheckClient::afterReturn(const klee::ExecutionState &state) { returnedFrom(state, state.stack.size()); }
-
-void CheckClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+bool CheckClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                                klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
   std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
   if (!inside || inside->empty())
-    return;
+    return false;
   auto *ce = dyn_cast<klee::ConstantExpr>(offset);
   std::uint64_t off = ce ? ce->getZExtValue() : 0;
   // Every enclosing analysed call does this access (the innermost's sets are in theirs).
@@ -119,15 +121,16 @@ void CheckClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction
                          isWrite ? "mod" : "ref", where.c_str(), os.str().c_str());
     }
   }
+  return false;
 }
 
 void CheckClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
   checking.branched(parent, child);
 }
 
-void CheckClient::stateTerminated(const klee::ExecutionState &state) { checking.erase(state); }
+void CheckClient::stateTerminated(klee::ExecutionState &state) { checking.erase(state); }
 
-void CheckClient::report(llvm::json::Object &json) {
+void CheckClient::report(klee::InterpreterHandler &, llvm::json::Object &json) {
   json["check"] = llvm::json::Object{{"calls_checked", stats.calls},
                                      {"accesses", stats.accesses},
                                      {"outside", stats.outside},

@@ -12,7 +12,7 @@
 // analysed code), when the answer is "may touch anything", or an object of no known site
 // (the query API answers "may" for those).
 
-#include "clients.h"
+#include "resolve/resolve.h"
 
 #include "klee/Module/InstructionInfoTable.h"
 #include "klee/Module/KInstruction.h"
@@ -92,7 +92,7 @@ bool ResolveClient::enabled() { return PspaResolve; }
 
 void ResolveClient::enable() { PspaResolve = true; }
 
-bool ResolveClient::wants(Function *f) const {
+bool ResolveClient::wantsAnalysis(Function *f) const {
   if (!PspaResolve)
     return false;
   // Whole-program answers cost nothing per call: every frame has one (SPA is not lazy).
@@ -116,8 +116,10 @@ std::vector<ResolveClient::Frame> &ResolveClient::frames(klee::ExecutionState &s
   return v;
 }
 
-void ResolveClient::beforeCall(klee::ExecutionState &state, Function *f, std::vector<klee::ref<klee::Expr>> &args,
-                               Answer answer, std::uint64_t firstNew) {
+void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
+  klee::ExecutionState &state = c.state;
+  Function *f = c.f;
+  std::vector<klee::ref<klee::Expr>> &args = c.args;
   if (!PspaResolve || !f || f->isDeclaration() || f->isIntrinsic())
     return; // no frame is pushed
   std::vector<Frame> &v = frames(state);
@@ -126,9 +128,9 @@ void ResolveClient::beforeCall(klee::ExecutionState &state, Function *f, std::ve
   for (unsigned i = 0; i < args.size() && i < f->arg_size(); ++i)
     if (f->getArg(i)->getType()->isPointerTy() && !isa<klee::ConstantExpr>(args[i]))
       fr.symbolicPointerArg = true;
-  if (answer) {
-    fr.answer = std::move(answer);
-    fr.firstNew = firstNew;
+  if (a.answer) {
+    fr.answer = a.answer;
+    fr.firstNew = a.firstNew;
     ++statResolveSnapshots;
   }
   v.push_back(std::move(fr));
@@ -231,7 +233,7 @@ void ResolveClient::stateBranched(const klee::ExecutionState &parent, klee::Exec
 
 void ResolveClient::stateTerminated(klee::ExecutionState &state) { perState.erase(state); }
 
-void ResolveClient::report(llvm::json::Object &json) {
+void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json) {
   if (!PspaResolve)
     return;
   json["resolve"] = llvm::json::Object{{"symbolic_accesses", statResolveAccesses.getValue()},

@@ -5,7 +5,7 @@
 // object of its own; what WIT's sequential-allocator measure counts), and with
 // --pspa-wit-check every write checked against its colour.
 
-#include "clients.h"
+#include "wit/wit.h"
 
 #include "klee/Core/Interpreter.h"
 #include "klee/Module/InstructionInfoTable.h"
@@ -66,7 +66,16 @@ WitClient::WitClient(Host &host, llvm::Module &m) : host(host), atInput(PspaWitA
                        PspaWitAt.c_str());
 }
 
-bool WitClient::atPoint(const klee::ExecutionState &, Function *f) const {
+void WitClient::callReached(CallSite &c) {
+  if (!c.f || c.f->isDeclaration() || c.f->isIntrinsic() || !atPoint(c.f))
+    return;
+  host.withState(c.state, c.f, c.args, [&](pspa::Engine &engine, const pspa::StateView &view,
+                                           const pspa::PendingPosts &pending) {
+    compute(engine, view, pending, c.state, c.f);
+  });
+}
+
+bool WitClient::atPoint(Function *f) const {
   if (handle || failed)
     return false;
   if (atInput)
@@ -90,6 +99,7 @@ void WitClient::compute(pspa::Engine &engine, const pspa::StateView &view, const
                        f->getName().str().c_str(), std::string(result.message).c_str());
     return;
   }
+  point = f->getName().str();
   klee::klee_message("pspa wit: colours computed at the call of %s: %llu (heap %llu)", f->getName().str().c_str(),
                      (unsigned long long)result.colours, (unsigned long long)result.heap_colours);
   // The heap objects the state already has, in allocation order, begin the path's
@@ -130,7 +140,7 @@ void WitClient::afterAlloc(klee::ExecutionState &state, const klee::MemoryObject
   count(paths[state], mo);
 }
 
-void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+bool WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                                klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
   if (!handle) {
     // The automatic WIT point: the first load of bytes that are not all concrete.
@@ -140,14 +150,14 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
       if (os && ce && !isa<klee::ConstantExpr>(os->read(ce->getZExtValue(), bytes * 8)))
         inputSeen = true;
     }
-    return;
+    return false;
   }
   if (!PspaWitCheck || !isWrite || !ki)
-    return;
+    return false;
   PathCount *path = paths.find(state);
   // PSPA's colours cover the WIT function's call (and what it calls) only.
   if (!host.wholeProgram() && (!path || !path->witDepth))
-    return;
+    return false;
   // A write inside a body the analysis models (KLEE's byte-wise memcpy) is its call's.
   const Instruction *inst = ki->inst;
   std::uint32_t want = pspa::wit_write(**handle, reinterpret_cast<std::size_t>(inst));
@@ -155,14 +165,14 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
   if (!want && state.stack.size() >= 2 && state.stack.back().caller) {
     const auto &own = state.stack.back().allocas;
     if (std::find(own.begin(), own.end(), mo) != own.end())
-      return;
+      return false;
     want = pspa::wit_write(**handle, reinterpret_cast<std::size_t>(state.stack.back().caller->inst));
   }
   auto *ce = dyn_cast<klee::ConstantExpr>(offset);
   std::vector<std::uint32_t> have = colours(mo, ce ? ce->getZExtValue() : 0, bytes, ce != nullptr);
   if (!want || have.empty()) {
     ++uncoloured;
-    return;
+    return false;
   }
   ++checked;
   for (std::uint32_t c : have) {
@@ -176,9 +186,10 @@ void WitClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *
     }
     break;
   }
+  return false;
 }
 
-void WitClient::afterReturn(const klee::ExecutionState &state) {
+void WitClient::afterReturn(klee::ExecutionState &state) {
   PathCount *path = paths.find(state);
   if (path && state.stack.size() < path->witDepth)
     path->witDepth = 0; // the WIT call returned
@@ -199,7 +210,7 @@ void WitClient::stateTerminated(klee::ExecutionState &state) {
   paths.erase(state);
 }
 
-void WitClient::report(llvm::json::Object &json) {
+void WitClient::report(klee::InterpreterHandler &, llvm::json::Object &json) {
   if (!enabled())
     return;
   if (csv)
@@ -221,7 +232,9 @@ void WitClient::report(llvm::json::Object &json) {
                                    {"transitions", transitions},
                                    {"writes_checked", checked},
                                    {"violations", violations},
-                                   {"not_coloured", uncoloured}};
+                                   {"not_coloured", uncoloured},
+                                   {"point", point},
+                                   {"check", bool(PspaWitCheck)}};
   llvm::errs() << "KLEE: done: wit colours = " << result.colours << " (heap " << result.heap_colours << "), writes = "
                << result.writes << ", through unknown pointers = " << result.unknown_writes << "\n";
   llvm::errs() << "KLEE: done: wit transitions = " << transitions << "\n";

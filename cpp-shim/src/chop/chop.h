@@ -1,0 +1,136 @@
+// Chopped symbolic execution (paper 6.2, `--skip-functions`). The files of this folder:
+//   client.cpp   the hooks: which calls are skipped, which accesses wait for a recovery
+//   recovery.cpp a recovery's life: made from a snapshot, completed into its path, ended
+//   effects.cpp  recovered calls' effects, recorded and replayed into younger recoveries
+//   searcher.cpp the searcher that pauses waiting paths and runs recoveries first
+//   options.cpp  --skip-functions and the other options; report.cpp the done lines, chop.csv
+//   path.h       what a path keeps, and the ordering rule of its bytes (PathState::written)
+#pragma once
+
+#include "chop/path.h"
+#include "clients.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace klee {
+class Statistic;
+} // namespace klee
+
+namespace pspa_plugin {
+
+/// The chopping client's run.stats columns.
+std::vector<klee::Statistic *> chopStatistics();
+
+namespace chop {
+class Searcher;
+/// `file:line` of an instruction, for messages and chop.csv.
+std::string where(const klee::KInstruction *ki);
+} // namespace chop
+
+class ChopClient : public Client {
+public:
+  static bool enabled();
+  ChopClient(Host &host, llvm::Module &m);
+  /// Wraps KLEE's searcher: paths waiting for a recovery are paused; recovery states first.
+  klee::Searcher *wrap(klee::Searcher *base);
+  /// True to skip the call (a snapshot is kept), or to hold a declared call until the
+  /// pending skips it depends on are recovered.
+  bool beforeCall(CallSite &c) override;
+  /// True to hold the access: the path waits for a recovery and then runs it again.
+  bool onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                      klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) override;
+  void afterReturn(klee::ExecutionState &state) override;
+  /// For paths waiting on a skipped call's result: true holds an instruction that uses it.
+  bool beforeInstruction(klee::ExecutionState &state, klee::KInstruction *ki) override;
+  void afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) override;
+  /// True when the free waits for a recovery, or `state` was discarded instead.
+  bool beforeFree(klee::ExecutionState &state, const klee::MemoryObject *mo) override;
+  void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) override;
+  void stateTerminated(klee::ExecutionState &state) override;
+  bool isRecovery(const klee::ExecutionState *s) const;
+  /// The answers of the skipped calls pending on `state`'s path, oldest first (each
+  /// analysed now if it was not yet): the state lacks their writes, so an analysis from
+  /// it must join their post-states. Empty with whole-program answers (they need none).
+  std::vector<Answer> pendingAnswers(const klee::ExecutionState &state);
+  /// `KLEE: done: recovery states = N`, `created snapshots = N`, pspa chop lines; chop.csv.
+  void report(klee::InterpreterHandler &handler, llvm::json::Object &json) override;
+
+private:
+  using Snapshot = chop::Snapshot;
+  using Pending = chop::Pending;
+  using Recovery = chop::Recovery;
+  using PathState = chop::PathState;
+
+  // client.cpp
+  /// Whether a call of `f` may constrain the path's input (klee_assume), per the whole
+  /// program's call graph: then `chain` names the way there. Such functions are not skipped.
+  bool mayConstrain(llvm::Module &m, llvm::Function *f, std::string &chain);
+  /// Whether the skipped call of `s` may end the path (run one of `enders`), per its
+  /// analysis (past-sensitive: the state's function pointers decide).
+  bool mayEnd(Snapshot &s);
+  /// Analyse the skipped call of `s` once, from its snapshot joined with the post-states
+  /// of the older skips pending then (analysed first).
+  void analyse(Snapshot &s);
+  bool mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
+  /// Whether the skipped call may have freed `mo` (its may-free set; a subset of mod).
+  bool mayFree(Snapshot &s, const klee::MemoryObject *mo);
+  /// A call of a declared function (KLEE's handlers, externals); true when held.
+  bool declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
+                    std::vector<klee::ref<klee::Expr>> &args);
+
+  // recovery.cpp
+  /// The path `state` waits while pending skip `i` is recovered (oldest first).
+  void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki,
+               const klee::MemoryObject *trigger = nullptr, std::uint64_t off = 0, unsigned bytes = 0,
+               bool known = false);
+  /// A new state at `snap`'s call (about to run it again), under the constraints and
+  /// symbolic arrays of `path`, with path data `data`; added to KLEE as a fork of `path`.
+  klee::ExecutionState *restartFrom(const Snapshot &snap, klee::ExecutionState &path, PathState data);
+  /// Recovery state `r` returned from its call: its path goes on with the call's effects.
+  void complete(klee::ExecutionState &r, PathState &rp);
+  void apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionState &t, PathState &tp, const Snapshot &snap);
+  /// End recovery state `r` without an answer (its path goes on elsewhere).
+  void endRecovery(klee::ExecutionState &r);
+  /// Whether `pred` holds for a recovery down the chain of waiting paths from `rec`.
+  template <typename Pred> bool anyDown(const Recovery &rec, Pred pred);
+  /// Whether a path down the chain of waiting paths of `rec` has ended.
+  bool chainGone(const Recovery &rec);
+  /// Whether `mo` is still allocated in the allocator `rec`'s state shares.
+  bool allocatedBelow(const Recovery &rec, const klee::MemoryObject *mo);
+  /// A recovery the mechanism cannot finish: its path runs on from the snapshot.
+  void fallBack(klee::ExecutionState &state, const char *why);
+  /// One path of `rec` ended without completing: the last one ends its waiting path.
+  void released(const std::shared_ptr<Recovery> &rec);
+
+  // effects.cpp
+  /// Records what recovery `r` (of `snap`) did, for the younger pending skips of `tp`
+  /// whose snapshots predate it, and drops effects no pending skip needs any more.
+  void recordEffect(const klee::ExecutionState &r, const PathState &rp, PathState &tp, const Snapshot &snap);
+  /// Brings the effects of the calls the path `p` recovered since `snap` was taken into
+  /// `r`, a recovery state made from `snap`, and drops them from its pending calls.
+  void replayEffects(const PathState &p, const Snapshot &snap, klee::ExecutionState &r, PathState &rp);
+
+  Host &host;
+  std::map<llvm::Function *, std::set<unsigned>> skip; // function -> call lines (empty: all)
+  std::set<llvm::Function *> warnedInvoke;
+  /// The functions that end a path where they are called (endsPath, or holding an
+  /// `unreachable`).
+  std::vector<std::size_t> enders; // as llvm::Function* addresses, what the bridge takes
+  /// mayEnd per function with whole-program answers (the same for every call).
+  std::unordered_map<llvm::Function *, int> wholeProgramMayEnd;
+  chop::Searcher *searcher = nullptr;
+  PerState<PathState> paths;
+  std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
+  const klee::ExecutionState *completing = nullptr;
+  std::map<std::string, chop::FunctionStats> stats;
+  std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
+                joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
+                externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,
+                triggeredRecoveries = 0, spuriousRecoveries = 0;
+};
+
+} // namespace pspa_plugin

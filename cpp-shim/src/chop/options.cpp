@@ -1,0 +1,88 @@
+// Chopping's KLEE options. A bad --skip-functions item stops KLEE when the options are
+// parsed, before any output.
+
+#include "chop/chop.h"
+#include "chop/options.h"
+
+#include "klee/Statistics/Statistic.h"
+#include "klee/Support/OptionCategories.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+using pspa_plugin::chop::SkipSpec;
+
+namespace {
+/// Parses an item when the options are parsed, so that a bad one stops KLEE at start-up
+/// with LLVM's "for the --skip-functions option: ..." (exit code 1), before any output.
+struct SkipSpecParser : public cl::parser<SkipSpec> {
+  explicit SkipSpecParser(cl::Option &o) : cl::parser<SkipSpec>(o) {}
+  bool parse(cl::Option &o, StringRef, StringRef arg, SkipSpec &out) {
+    auto [name, lines] = arg.split(':');
+    if (name.empty())
+      return o.error("'" + arg + "': no function name before ':'");
+    out.name = name.str();
+    out.lines.clear();
+    if (arg.find(':') == StringRef::npos)
+      return false;
+    if (lines.empty())
+      return o.error("'" + arg + "': no line after ':' (F:LINE[/LINE...])");
+    SmallVector<StringRef, 4> parts;
+    lines.split(parts, '/');
+    for (StringRef l : parts) {
+      unsigned n;
+      // getAsInteger takes the whole text: `12abc`, `12:13`, `-1` and values past 2^32 fail.
+      if (l.empty() || l.getAsInteger(10, n) || n == 0)
+        return o.error("'" + arg + "': '" + l + "' is not a source line (a positive decimal number)");
+      out.lines.insert(n);
+    }
+    return false;
+  }
+};
+
+cl::list<SkipSpec, bool, SkipSpecParser> SkipFunctions(
+    "skip-functions", cl::CommaSeparated,
+    cl::desc("Chopped symbolic execution (paper 6.2): do not run the calls of these functions; "
+             "F:L1/L2 skips the calls at those source lines only. A call is run later (recovered, "
+             "from a snapshot) when the path reads bytes it may have written (--pspa-mode: "
+             "whole-program or past-sensitive mod sets)"),
+    cl::value_desc("F[:LINE[/LINE...]],..."), cl::cat(klee::MiscCat));
+
+enum class ChopSearch { On, Off };
+cl::opt<ChopSearch> PspaChopSearcher(
+    "pspa-chop-searcher", cl::desc("With --skip-functions: run recovery states first (default on)"),
+    cl::values(clEnumValN(ChopSearch::On, "on", "recovery states first"),
+               clEnumValN(ChopSearch::Off, "off", "KLEE's searcher alone")),
+    cl::init(ChopSearch::On), cl::cat(klee::MiscCat));
+
+cl::opt<bool> PspaChopReplay(
+    "pspa-chop-replay",
+    cl::desc("With --skip-functions: a recovery whose snapshot predates calls the path has recovered since "
+             "replays their recorded effects instead of running them again inside it (default on)"),
+    cl::init(true), cl::cat(klee::MiscCat));
+
+klee::Statistic statSnapshots("ChopSnapshots", "ChSnap");
+klee::Statistic statRecoveries("ChopRecoveries", "ChRec");
+} // namespace
+
+namespace pspa_plugin {
+
+std::vector<klee::Statistic *> chopStatistics() { return {&statSnapshots, &statRecoveries}; }
+
+namespace chop {
+klee::Statistic &snapshotsStat() { return statSnapshots; }
+klee::Statistic &recoveriesStat() { return statRecoveries; }
+
+const std::vector<SkipSpec> &skipSpecs() {
+  static std::vector<SkipSpec> specs; // cl::list's storage is not a std::vector
+  specs.assign(SkipFunctions.begin(), SkipFunctions.end());
+  return specs;
+}
+bool recoveriesFirst() { return PspaChopSearcher == ChopSearch::On; }
+bool replayEffects() { return PspaChopReplay; }
+} // namespace chop
+
+bool ChopClient::enabled() { return !SkipFunctions.empty(); }
+
+} // namespace pspa_plugin

@@ -1,0 +1,33 @@
+// The plugin's own KLEE options (options.cpp), read once at moduleReady into one struct:
+// nothing else reads an llvm::cl variable of the plugin's. Each client reads its own
+// options in its folder.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pspa_plugin {
+
+struct PluginOptions {
+  /// --pspa-mode=spa: whole-program answers.
+  bool spa = false;
+  /// --pspa-analyze, and the functions --pspa-analyze-files selects (resolved by the plugin).
+  std::vector<std::string> analyze;
+  std::vector<std::string> analyzeFiles;
+  /// --pspa-analyze-all (or KLEE_PLUGIN_PSPA_ANALYZE_ALL=1).
+  bool analyzeAll = false;
+  std::string dumpSnapshots;
+  bool noReuse = false, allGlobals = false, eager = false;
+  std::uint64_t maxWork = 0;
+  std::vector<std::string> allocators;
+  bool keepPointsTo = false;
+  /// --pspa-stats: the reading and reuse done lines.
+  bool stats = false;
+};
+
+/// The options as parsed, with the environment's switches (KLEE_PLUGIN_PSPA_*=1) applied:
+/// the clients' too (so that KLEE's own test suite can run with them).
+PluginOptions pluginOptions();
+
+} // namespace pspa_plugin

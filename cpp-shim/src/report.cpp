@@ -1,0 +1,126 @@
+// The analysis' own report. Every counter of the done lines is also in pspa-stats.json,
+// typed: what the pipeline's tables read (a reworded sentence must not empty a table cell).
+
+#include "report.h"
+
+#include "klee/Core/Interpreter.h"
+#include "klee/Support/ErrorHandling.h"
+
+#include "llvm/Support/Format.h"
+
+using namespace llvm;
+
+namespace pspa_plugin {
+
+void CallLog::record(klee::InterpreterHandler &handler, const std::string &fn, unsigned line,
+                     const pspa::CallReport &r) {
+  ++seen;
+  if (r.ok) {
+    Average &a = averages[fn];
+    a.mod += r.mod_stripped;
+    a.ref += r.ref_stripped;
+    a.n++;
+  }
+  if (!tried) {
+    tried = true;
+    csv = handler.openOutputFile("pspa-calls.csv");
+    if (!csv)
+      klee::klee_warning("pspa: cannot write pspa-calls.csv");
+    else
+      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes\n";
+  }
+  if (csv)
+    *csv << fn << ',' << line << ',' << (spa ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ',' << (r.reused ? 1 : 0)
+         << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ',' << r.ref_stripped << ','
+         << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << ',' << r.read_objects << ','
+         << r.answer_bytes << '\n';
+}
+
+void CallLog::finish() {
+  if (!csv)
+    return;
+  for (auto &kv : averages)
+    *csv << "# average," << kv.first << ',' << (spa ? "spa" : "pspa") << ",calls=" << kv.second.n << ",mod_stripped="
+         << format("%.2f", kv.second.mod / kv.second.n) << ",ref_stripped="
+         << format("%.2f", kv.second.ref / kv.second.n) << '\n';
+  csv->flush();
+}
+
+void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const ReadStats &reads, bool verbose,
+                    llvm::json::Object &json) {
+  const char *mode = t.spa ? "spa" : "pspa";
+  llvm::errs() << "KLEE: done: pspa calls analysed = " << t.calls << " (" << mode << ")\n";
+  if (!t.spa) {
+    double ratio = s.invocations ? double(s.reuse_hits) / s.invocations : 0.0;
+    llvm::errs() << "KLEE: done: pspa analyses = " << s.analyses << ", reused = " << s.reuse_hits
+                 << " (reuse ratio " << format("%.4f", ratio) << ")\n";
+  }
+  llvm::errs() << "KLEE: done: pspa failures = " << t.failures;
+  if (s.over_budget)
+    llvm::errs() << " (" << s.over_budget << " over the work budget)";
+  llvm::errs() << "\n";
+  if (t.joined)
+    llvm::errs() << "KLEE: done: pspa analyses joined with pending skips' post-states = " << t.joined
+                 << " (failed for want of one = " << t.joinFailures << ")\n";
+  llvm::errs() << "KLEE: done: pspa time = " << format("%.3f", t.seconds) << " s ("
+               << format("%.2f", t.runSeconds > 0 ? 100.0 * t.seconds / t.runSeconds : 0.0) << "% of the run)\n";
+  if (verbose) {
+    llvm::errs() << "KLEE: done: pspa slots: concrete = " << reads.concrete
+                 << ", symbolic addresses = " << reads.symbolicAddress << ", symbolic data = " << reads.symbolicData
+                 << ", unknown (pointer-typed input) = " << reads.unknownTyped
+                 << ", unknown (too many targets) = " << reads.unknownTooMany
+                 << ", unknown (over the read budget) = " << reads.unknownBudget << "\n";
+    llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
+                 << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
+                 << ", no isomorphism = " << s.miss_no_iso << "\n";
+    llvm::errs() << "KLEE: done: pspa time: reading = " << format("%.3f", s.read_micros / 1e6)
+                 << " s, checking = " << format("%.3f", s.check_micros / 1e6)
+                 << " s, solving = " << format("%.3f", s.solve_micros / 1e6) << " s (" << s.solver_runs
+                 << " solver runs)\n";
+    llvm::errs() << "KLEE: done: pspa projection: objects met = " << s.objects_met << ", read = " << s.objects_read
+                 << ", rounds = " << s.fetch_rounds << "\n";
+    llvm::errs() << "KLEE: done: pspa answers: " << s.answers << ", heap bytes mean = "
+                 << (s.answers ? s.answer_bytes / s.answers : 0) << ", max = " << s.answer_bytes_max << "\n";
+  }
+  json["schema"] = "pspa.stats/1";
+  json["mode"] = mode;
+  json["analysis"] = llvm::json::Object{{"calls", t.calls},
+                                        {"analyses", s.analyses},
+                                        {"reused", s.reuse_hits},
+                                        {"invocations", s.invocations},
+                                        {"failures", t.failures},
+                                        {"over_budget", s.over_budget},
+                                        {"joined", t.joined},
+                                        {"join_failures", t.joinFailures},
+                                        {"time_s", t.seconds},
+                                        {"run_s", t.runSeconds},
+                                        {"read_s", s.read_micros / 1e6},
+                                        {"check_s", s.check_micros / 1e6},
+                                        {"solve_s", s.solve_micros / 1e6},
+                                        {"solver_runs", s.solver_runs},
+                                        {"objects_met", s.objects_met},
+                                        {"objects_read", s.objects_read},
+                                        {"fetch_rounds", s.fetch_rounds},
+                                        {"answers", s.answers},
+                                        {"answer_bytes", s.answer_bytes},
+                                        {"answer_bytes_max", s.answer_bytes_max},
+                                        {"miss_new_function", s.miss_new_function},
+                                        {"miss_objects", s.miss_objects},
+                                        {"miss_edges", s.miss_edges},
+                                        {"miss_no_iso", s.miss_no_iso}};
+  json["slots"] = llvm::json::Object{{"concrete", reads.concrete},
+                                     {"symbolic_address", reads.symbolicAddress},
+                                     {"symbolic_data", reads.symbolicData},
+                                     {"unknown_typed", reads.unknownTyped},
+                                     {"unknown_too_many", reads.unknownTooMany},
+                                     {"unknown_budget", reads.unknownBudget}};
+}
+
+void writeStats(klee::InterpreterHandler &handler, llvm::json::Object json) {
+  if (auto out = handler.openOutputFile("pspa-stats.json"))
+    *out << llvm::json::Value(std::move(json)) << "\n";
+  else
+    klee::klee_warning("pspa: cannot write pspa-stats.json");
+}
+
+} // namespace pspa_plugin

@@ -1,0 +1,58 @@
+// Symbolic pointer resolution pruning (paper 6.4, `--pspa-resolve`): resolve.cpp.
+#pragma once
+
+#include "clients.h"
+
+namespace klee {
+class Statistic;
+} // namespace klee
+
+namespace pspa_plugin {
+
+/// The resolution client's run.stats columns.
+std::vector<klee::Statistic *> resolveStatistics();
+
+class ResolveClient : public Client {
+public:
+  /// Whether --pspa-resolve is on (then the engine keeps points-to sets).
+  static bool enabled();
+  /// Turn --pspa-resolve on (the environment variable KLEE_PLUGIN_PSPA_RESOLVE=1).
+  static void enable();
+  explicit ResolveClient(Host &host) : host(host) {}
+  /// Whether calls of `f` are to be analysed now (lazy snapshots mark functions).
+  bool wantsAnalysis(llvm::Function *f) const override;
+  /// Every call (declarations and intrinsics too): keeps the frames, each with the call's
+  /// analysis (its snapshot) if the plugin made one.
+  void callRuns(CallSite &c, const CallAnalysis &a) override;
+  /// Called by the plugin directly: no other client filters resolutions.
+  bool resolutionFilter(klee::ExecutionState &state, klee::KInstruction *ki, klee::ref<klee::Expr> address,
+                        klee::ResolutionFilter &filter);
+  void stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) override;
+  void stateTerminated(klee::ExecutionState &state) override;
+  /// `KLEE: done: pspa resolve: ...`, and the same counters into `json`.
+  void report(klee::InterpreterHandler &handler, llvm::json::Object &json) override;
+
+private:
+  struct Frame {
+    llvm::Function *f = nullptr;
+    /// The call had a symbolic pointer argument: its snapshot would not know what the
+    /// argument points to, so resolutions inside look further out.
+    bool symbolicPointerArg = false;
+    Answer answer;
+    std::uint64_t firstNew = 0;
+  };
+  std::vector<Frame> &frames(klee::ExecutionState &state);
+  /// Whether the analysis replaces `f`'s body by a library model (cached per function).
+  bool bodyModelled(const llvm::Function *f);
+
+  Host &host;
+  PerState<std::vector<Frame>> perState;
+  /// Functions whose calls take a snapshot (lazy: after a symbolic dereference in them).
+  std::unordered_map<const llvm::Function *, bool> marked;
+  std::unordered_map<const llvm::Function *, bool> modelledBodies;
+  /// Beyond the run.stats columns (resolve.cpp's statistics).
+  std::uint64_t pruned = 0, throughArguments = 0, noSnapshot = 0, validationQueries = 0;
+  bool warnedMismatch = false;
+};
+
+} // namespace pspa_plugin
