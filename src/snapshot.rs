@@ -467,7 +467,7 @@ impl LoadedSnapshot {
     /// construction; a hand-written or damaged one that fails would be analysed wrongly
     /// or partly, so it is refused:
     /// - a pointer field must be a whole pointer-sized word of its object, at a multiple
-    ///   of the pointer size (as the plugin reads them: `pointer_slots` in plugin.cpp); an
+    ///   of the pointer size (as the plugin reads them: `pointer_slots` in state_view.cpp); an
     ///   unaligned one would be filed under the wrong abstract field;
     /// - the call must pass at least the function's fixed parameters, and no more unless
     ///   it is variadic;

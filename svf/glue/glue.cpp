@@ -2,7 +2,7 @@
 // Andersen, and report its facts under pspa's NODE labels (global:NAME, stack:F:VAR,
 // heap:F:LINE, func:NAME, then .N or .*). Rust (src/main.rs) formats them as
 // pspa.analysis/1. Labels are made here because only this side can read LLVM 21's view of
-// the module; the rules follow src/frontend.rs (and facts.rs's #N disambiguation).
+// the module; the rules follow src/frontend/ (and facts.rs's #N disambiguation).
 #include "SVF-LLVM/LLVMModule.h"
 #include "SVF-LLVM/LLVMUtil.h"
 #include "SVF-LLVM/SVFIRBuilder.h"
