@@ -25,6 +25,8 @@
                                     exactly these outcomes, as a multiset (`exit N`, ...)
   checks.py stats DIR SECTION.KEY=VALUE...
                                     the run's pspa-stats.json (pspa.stats/1) has these values
+  checks.py fewer-instructions DIR DIR
+                                    the first KLEE run executed fewer instructions than the second
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -250,6 +252,16 @@ def main():
         if not a:
             fail("no error in %s: nothing compared" % sys.argv[2])
         print("same errors: %s" % a)
+    elif cmd == "fewer-instructions":
+        def instructions(d):
+            m = re.search(r"KLEE: done: total instructions = (\d+)", open(os.path.join(d, "info")).read())
+            if not m:
+                fail("%s/info: no `total instructions` line" % d)
+            return int(m.group(1))
+        a, b = instructions(sys.argv[2]), instructions(sys.argv[3])
+        if a >= b:
+            fail("%s executed %d instructions, not fewer than %s's %d" % (sys.argv[2], a, sys.argv[3], b))
+        print("instructions: %d < %d" % (a, b))
     elif cmd == "outcomes":
         with open(sys.argv[2]) as f:
             got = sorted(r["outcome"] for r in csv.DictReader(f))

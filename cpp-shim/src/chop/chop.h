@@ -78,6 +78,13 @@ private:
   bool mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
   /// Whether the skipped call may have freed `mo` (its may-free set; a subset of mod).
   bool mayFree(Snapshot &s, const klee::MemoryObject *mo);
+  /// The path ends here without an error: nothing of the program runs after (exit; or
+  /// uclibc's exit flushing its streams after the atexit handlers), and a KLEE test holds
+  /// the input that leads here, not the program's output, so no pending skip's writes can
+  /// change it: they are dropped, not recovered. With --pspa-chop-skipped-errors the ones
+  /// that may end the path themselves (an error inside them) are recovered first, as KLEE
+  /// alone would have reported that error; true then (the call is held).
+  bool cleanEnd(klee::ExecutionState &state, PathState &p, klee::KInstruction *ki);
   /// A call of a declared function (KLEE's handlers, externals); true when held.
   bool declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
                     std::vector<klee::ref<klee::Expr>> &args);
@@ -130,7 +137,7 @@ private:
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
                 externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,
-                triggeredRecoveries = 0, spuriousRecoveries = 0;
+                triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0;
 };
 
 } // namespace pspa_plugin

@@ -62,7 +62,7 @@ std::string chop::where(const klee::KInstruction *ki) {
 
 namespace {
 /// KLEE's handlers (and the C library's functions) that end the path where they are
-/// called: an error (abort, a failed assertion, KLEE's checks) or an exit.
+/// called: an error (abort, a failed assertion, KLEE's checks), an exit, or a jump away.
 const std::set<StringRef> &endingHandlers() {
   static const std::set<StringRef> names = {
       "exit",        "_exit",          "_Exit",         "quick_exit",   "abort",        "__assert_fail",
@@ -70,6 +70,14 @@ const std::set<StringRef> &endingHandlers() {
       "longjmp",     "_longjmp",       "siglongjmp",    "__longjmp_chk", "pthread_exit", "__cxa_throw",
       "__cxa_rethrow", "_Unwind_Resume", "_Unwind_RaiseException", "__stack_chk_fail"};
   return names;
+}
+
+/// Of those, the ones that end the path without an error, after which nothing of the
+/// program runs; and uclibc's `_stdio_term`, which exit calls after the atexit handlers
+/// only to flush the streams before `_exit`.
+bool endsCleanly(StringRef name) {
+  return name == "exit" || name == "_exit" || name == "_Exit" || name == "quick_exit" ||
+         name == "klee_silent_exit" || name == "_stdio_term";
 }
 
 /// A function that ends the path where it is called.
@@ -204,8 +212,13 @@ bool ChopClient::beforeCall(CallSite &c) {
   std::vector<klee::ref<klee::Expr>> &args = c.args;
   if (!f || f->isIntrinsic())
     return false;
-  if (f && f->isDeclaration() && !f->isIntrinsic() && searcher && declaredCall(state, ki, f, args))
+  if (f->isDeclaration() && searcher && declaredCall(state, ki, f, args))
     return true;
+  if (!f->isDeclaration() && searcher && endsCleanly(f->getName())) {
+    PathState *p = paths.find(state);
+    if (p && !p->pending.empty() && cleanEnd(state, *p, ki))
+      return true;
+  }
   auto sk = skip.find(f);
   // Not while KLEE seeds (its searcher, which pauses paths, comes after), nor an invoke
   // (the hook's skip would not branch to its normal destination).
@@ -377,6 +390,26 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
   return false;
 }
 
+bool ChopClient::cleanEnd(klee::ExecutionState &state, PathState &p, klee::KInstruction *ki) {
+  if (chop::skippedErrors())
+    for (std::size_t i = 0; i < p.pending.size(); ++i)
+      if (mayEnd(*p.pending[i].snap)) {
+        ++endRecoveries;
+        recover(state, p, i, ki);
+        state.pc = state.prevPC;
+        return true;
+      }
+  for (Pending &q : p.pending) {
+    if (q.result)
+      unwatch(state);
+    ++stats[q.snap->f->getName().str()].dropped;
+    ++droppedAtEnd;
+  }
+  p.pending.clear();
+  p.effects.clear();
+  return false;
+}
+
 bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                               std::vector<klee::ref<klee::Expr>> &args) {
   PathState *pp = paths.find(state);
@@ -397,8 +430,10 @@ bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *k
     }
     return false;
   }
+  if (endsCleanly(name))
+    return cleanEnd(state, p, ki);
   if (endingHandlers().count(name)) {
-    // The path ends here (an error, an exit). A pending call that may itself end the path
+    // The path ends here (an error, or a jump away). A pending call that may itself end the path
     // (exit, abort, a failed assertion, as its analysis says) comes first in program
     // order: it is recovered before, so that the path reports what the program does
     // first, and never an error past a call that ended it. Then the handler runs again.

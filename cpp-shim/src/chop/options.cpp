@@ -62,6 +62,15 @@ cl::opt<bool> PspaChopReplay(
              "replays their recorded effects instead of running them again inside it (default on)"),
     cl::init(true), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaChopSkippedErrors(
+    "pspa-chop-skipped-errors",
+    cl::desc("With --skip-functions: when a path ends without an error (exit), first recover the pending "
+             "skipped calls that may themselves end it (an abort, a failed check, an exit inside them), so that "
+             "errors inside skipped functions are reported as KLEE alone reports them. Off (default): they are "
+             "dropped, as every other pending call is there, and only errors outside skipped functions are "
+             "searched for (Chopper's semantics). Before an error is reported, such calls are always recovered"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
 klee::Statistic statSnapshots("ChopSnapshots", "ChSnap");
 klee::Statistic statRecoveries("ChopRecoveries", "ChRec");
 } // namespace
@@ -81,6 +90,7 @@ const std::vector<SkipSpec> &skipSpecs() {
 }
 bool recoveriesFirst() { return PspaChopSearcher == ChopSearch::On; }
 bool replayEffects() { return PspaChopReplay; }
+bool skippedErrors() { return PspaChopSkippedErrors; }
 } // namespace chop
 
 bool ChopClient::enabled() { return !SkipFunctions.empty(); }

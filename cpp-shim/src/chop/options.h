@@ -19,6 +19,9 @@ const std::vector<SkipSpec> &skipSpecs();
 bool recoveriesFirst();
 /// --pspa-chop-replay: recovered calls' effects replayed into younger recoveries.
 bool replayEffects();
+/// --pspa-chop-skipped-errors: at a clean end, pending skips that may end the path are
+/// recovered (not dropped).
+bool skippedErrors();
 
 } // namespace pspa_plugin::chop
 

@@ -168,7 +168,7 @@ struct PathState {
 
 /// Per function skipped: for chop.csv.
 struct FunctionStats {
-  std::uint64_t snapshots = 0, recoveries = 0, resultUsed = 0;
+  std::uint64_t snapshots = 0, recoveries = 0, resultUsed = 0, dropped = 0;
   std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
 };
 

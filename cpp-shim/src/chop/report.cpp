@@ -30,7 +30,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                     {"spurious_recoveries", spuriousRecoveries},
                                     {"refused_skips", refusedSkips},
                                     {"invoke_calls", invokeCalls},
-                                    {"end_recoveries", endRecoveries}};
+                                    {"end_recoveries", endRecoveries},
+                                    {"dropped_at_end", droppedAtEnd}};
   llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed
@@ -47,15 +48,18 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
   llvm::errs() << "KLEE: done: pspa chop: functions not skipped (noreturn, or constrain the input) = " << refusedSkips
                << ", calls by invoke run (not skipped) = " << invokeCalls
                << ", recovered before the path ends (the call may end it) = " << endRecoveries << "\n";
+  llvm::errs() << "KLEE: done: pspa chop: pending calls dropped at a clean path end (exit: their writes could only be output) = "
+               << droppedAtEnd << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;
-  *out << "function,snapshots,recoveries,result_used,recovering_accesses\n";
+  *out << "function,snapshots,recoveries,result_used,recovering_accesses,dropped_at_end\n";
   for (auto &[name, s] : stats) {
     std::string loads;
     for (auto &[at, n] : s.triggers)
       loads += (loads.empty() ? "" : " ") + at + "x" + std::to_string(n);
-    *out << name << ',' << s.snapshots << ',' << s.recoveries << ',' << s.resultUsed << ",\"" << loads << "\"\n";
+    *out << name << ',' << s.snapshots << ',' << s.recoveries << ',' << s.resultUsed << ",\"" << loads << "\","
+         << s.dropped << "\n";
   }
 }
 
