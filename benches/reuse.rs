@@ -10,7 +10,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use pspa::abstraction::AbstractState;
 use pspa::memory_graph::MemoryGraph;
-use pspa::session::Session;
+use pspa::session::{Session, SessionOptions};
 use pspa::snapshot::{LoadedSnapshot, Snapshot};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -76,8 +76,15 @@ fn bench(c: &mut Criterion) {
     for reuse in [true, false] {
         g.bench_function(if reuse { "with reuse" } else { "without reuse" }, |b| {
             b.iter(|| {
-                let mut s = Session::open(&fig1(), &Default::default()).unwrap();
-                s.reuse = reuse;
+                let mut s = Session::open(
+                    &fig1(),
+                    &Default::default(),
+                    SessionOptions {
+                        reuse,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
                 for st in &seq {
                     std::hint::black_box(s.analyze_snapshot(st).unwrap());
                 }
@@ -85,7 +92,7 @@ fn bench(c: &mut Criterion) {
         });
     }
     g.finish();
-    let mut s = Session::open(&fig1(), &Default::default()).unwrap();
+    let mut s = Session::open(&fig1(), &Default::default(), Default::default()).unwrap();
     for st in &seq {
         s.analyze_snapshot(st).unwrap();
     }
@@ -97,7 +104,7 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("hit");
     for n in [10usize, 100, 200] {
-        let mut s = Session::open(&fig1(), &Default::default()).unwrap();
+        let mut s = Session::open(&fig1(), &Default::default(), Default::default()).unwrap();
         s.analyze_snapshot(&state(n, "table_lookup", 0)).unwrap();
         let again = state(n, "table_lookup", 7_000_000);
         g.bench_with_input(
@@ -122,8 +129,9 @@ fn bench(c: &mut Criterion) {
             &abs,
             |b, abs| {
                 b.iter(|| {
-                    let canon = s.cache.canonicalize(abs);
-                    assert!(s.cache.lookup(abs, &canon, false).is_some());
+                    let cache = s.cache_mut();
+                    let canon = cache.canonicalize(abs);
+                    assert!(cache.lookup(abs, &canon, false).is_some());
                 })
             },
         );

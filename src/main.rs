@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use pspa::facts::Program;
 use pspa::frontend::FrontOptions;
-use pspa::session::{self, Session};
+use pspa::session::{self, Session, SessionOptions};
 use pspa::snapshot::LoadedSnapshot;
 use pspa::{analysis, compare};
 use std::path::PathBuf;
@@ -282,9 +282,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                             snap.module_path.display()
                         );
                     }
-                    let mut s = Session::open(&snap.module_path, &opts)
+                    let options = SessionOptions {
+                        points_to: true,
+                        ..Default::default()
+                    };
+                    let mut s = Session::open(&snap.module_path, &opts, options)
                         .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
-                    s.points_to = true;
                     s.check_snapshot(&snap)
                         .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
                     let g = pspa::memory_graph::MemoryGraph::project(&snap, s.roots())
@@ -334,6 +337,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 allocators,
                 ..Default::default()
             };
+            let options = SessionOptions {
+                reuse: !no_reuse,
+                all_globals,
+                slices: !whole_program,
+                on_demand: !eager,
+                // 0: no bound (the plugin's --pspa-max-work=0), not a budget of nothing.
+                max_work: max_work.filter(|&n| n > 0),
+                points_to,
+                cache_entries,
+                ..Default::default()
+            };
             // One session per module: snapshots of different programs do not share anything.
             let mut sessions: std::collections::HashMap<PathBuf, Session> = Default::default();
             let mut reports = Vec::new();
@@ -343,16 +357,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     if !key.exists() {
                         anyhow::bail!("{}: module {} not found", s.name(), key.display());
                     }
-                    let mut sess = Session::open(&key, &opts)
+                    let sess = Session::open(&key, &opts, options.clone())
                         .map_err(|e| anyhow::anyhow!("{}: {:#}", s.name(), e))?;
-                    sess.reuse = !no_reuse;
-                    sess.all_globals = all_globals;
-                    sess.slices_on = !whole_program;
-                    sess.on_demand = !eager;
-                    // 0: no bound (the plugin's --pspa-max-work=0), not a budget of nothing.
-                    sess.max_work = max_work.filter(|&n| n > 0);
-                    sess.points_to = points_to;
-                    sess.cache = pspa::summaries::SummaryCache::new(cache_entries);
                     sessions.insert(key.clone(), sess);
                 }
                 let mut r = sessions.get_mut(&key).unwrap().analyze_snapshot(s)?;

@@ -17,7 +17,7 @@ use crate::state::{ObjType, SymbolicState};
 use crate::summaries::{ReuseStats, SummaryCache};
 use anyhow::{anyhow, bail, Result};
 use rustc_hash::FxHashMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::rc::Rc;
@@ -36,7 +36,7 @@ pub struct ModRefReport {
     /// May-free: locations of the objects the call may free (a subset of `mod`).
     #[serde(rename = "free")]
     pub freeset: Vec<String>,
-    /// With `Session::points_to`: per dereferenced pointer (`F:%value`, `#N` added when
+    /// With `SessionOptions::points_to`: per dereferenced pointer (`F:%value`, `#N` added when
     /// two share a name), the sorted labels it may point to.
     #[serde(rename = "points-to", skip_serializing_if = "Option::is_none")]
     pub points_to: Option<std::collections::BTreeMap<String, Vec<String>>>,
@@ -58,17 +58,16 @@ pub struct CallStats {
     pub fetch_rounds: usize,
 }
 
-pub struct Session {
-    pub prog: Program,
-    module: Module,
-    type_layouts: HashMap<ObjType, Option<LayoutId>>,
-    /// Post-states of skipped calls, per execution path.
-    paths: HashMap<String, Vec<PostState>>,
-    /// Summaries for reuse, and the counters of every call.
-    pub cache: SummaryCache,
-    /// Off: every call is analysed (`--no-reuse`).
+/// How a session analyses calls: the options of `pspa modref` and of the KLEE plugin
+/// (`EngineOptions` in the bridge), given once, at construction (`Session::open`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionOptions {
+    /// Reuse the summary of an isomorphic state analysed before (paper 4.5); off: every
+    /// call is solved (`--no-reuse`, `--pspa-no-reuse`).
     pub reuse: bool,
-    /// Project from every global, not only those the callee names (the reference).
+    /// Project from every global, not only those the callee names (the reference the
+    /// narrowed projection is checked against).
     pub all_globals: bool,
     /// Give up on a call (an error: the conservative answer) once its solve has done this
     /// much work (`SolverStats::work`, points-to elements offered; about 0.5e9 a second
@@ -86,10 +85,56 @@ pub struct Session {
     /// Read a state on demand (off: project every reachable object first, the reference).
     /// Calls whose path merges post-states are always projected whole.
     pub on_demand: bool,
-    reach: once_cell::unsync::OnceCell<Reach>,
     /// Solve misses over the call's slice of the program (off: over the whole program,
     /// the reference the slices are checked against).
-    pub slices_on: bool,
+    pub slices: bool,
+    /// Bound of the summary cache, per function (least recently used entries go).
+    pub cache_entries: usize,
+}
+
+impl Default for SessionOptions {
+    fn default() -> SessionOptions {
+        SessionOptions {
+            reuse: true,
+            all_globals: false,
+            max_work: None,
+            eager_work: DEFAULT_EAGER_WORK,
+            points_to: false,
+            on_demand: true,
+            slices: true,
+            cache_entries: DEFAULT_ENTRIES_PER_FUNCTION,
+        }
+    }
+}
+
+/// How one call is analysed where it differs from the session's options
+/// (`Session::analyze_on_demand_after`). The default: as the session says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Keep the call's post-state in its result: the call is skipped, and later calls of
+    /// its path join the post-state.
+    pub keep_post: bool,
+    /// Read everything the call can reach before solving (the reference projection,
+    /// `--pspa-eager-projection`), as every call does when the session's `on_demand` is
+    /// off.
+    pub eager: bool,
+    /// Solve afresh, whatever the session's `reuse`: no summary is reused or cached.
+    pub fresh: bool,
+    /// Keep the points-to sets of the pointers the call dereferences, whatever the
+    /// session's `points_to`.
+    pub points_to: bool,
+}
+
+pub struct Session {
+    pub prog: Program,
+    module: Module,
+    options: SessionOptions,
+    type_layouts: HashMap<ObjType, Option<LayoutId>>,
+    /// Post-states of skipped calls, per execution path.
+    paths: HashMap<String, Vec<PostState>>,
+    /// Summaries for reuse, and the counters of every call.
+    cache: SummaryCache,
+    reach: once_cell::unsync::OnceCell<Reach>,
     slices: FxHashMap<Vec<FuncId>, Rc<Slice>>,
     /// Variables of the cached slices (the cache is dropped beyond the program's).
     slice_vars: u64,
@@ -132,10 +177,12 @@ impl Session {
     fn solve_or_reuse(
         &mut self,
         abs: &AbstractState,
-        need_post: bool,
+        call: CallOptions,
     ) -> Result<(CallResult, bool, f64)> {
+        let need_post = call.keep_post;
+        let max_work = self.options.max_work;
         let mut canon = None;
-        if self.reuse {
+        if self.options.reuse && !call.fresh {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);
             let hit = self.cache.lookup(abs, &c, need_post);
@@ -147,7 +194,7 @@ impl Session {
         }
         let t = Instant::now();
         let roots = self.slice_roots(abs);
-        if self.max_work.is_some() && self.over_budget.contains(&roots) {
+        if max_work.is_some() && self.over_budget.contains(&roots) {
             // The same code went over the budget before: states differ little next to it.
             self.cache.stats.over_budget += 1;
             bail!(
@@ -155,10 +202,11 @@ impl Session {
                 self.prog.functions[abs.function as usize].name
             );
         }
-        let slice = self.slices_on.then(|| self.slice_for(&roots));
-        let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), self.max_work);
+        let slice = self.options.slices.then(|| self.slice_for(&roots));
+        let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), max_work);
         let over = ca.over_budget();
-        let result = (!over).then(|| ca.result_with(abs, need_post, self.points_to));
+        let points_to = self.options.points_to || call.points_to;
+        let result = (!over).then(|| ca.result_with(abs, need_post, points_to));
         drop(ca);
         let solve_ms = t.elapsed().as_secs_f64() * 1e3;
         self.cache.stats.solver_runs += 1;
@@ -169,7 +217,7 @@ impl Session {
             bail!(
                 "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
                 self.prog.functions[abs.function as usize].name,
-                self.max_work.unwrap_or(0)
+                max_work.unwrap_or(0)
             );
         };
         if let Some(c) = canon {
@@ -238,29 +286,29 @@ impl Session {
         self.cache.stats.clone()
     }
 
-    pub fn open(module: &Path, opts: &FrontOptions) -> Result<Session> {
+    /// A session over the module at `module` (.bc, .ll, .c), read as `front` says,
+    /// analysing calls as `options` say.
+    pub fn open(module: &Path, front: &FrontOptions, options: SessionOptions) -> Result<Session> {
         let m = frontend::load(module)?;
-        Session::from_module(m, opts)
+        Session::from_module(m, front, options)
     }
 
     /// A session over a module already loaded (or borrowed from KLEE).
-    pub fn from_module(m: Module, opts: &FrontOptions) -> Result<Session> {
+    pub fn from_module(
+        m: Module,
+        front: &FrontOptions,
+        options: SessionOptions,
+    ) -> Result<Session> {
         let prog =
-            frontend::extract(&m, opts).map_err(|e| anyhow!("{}: {}", m.path.display(), e))?;
+            frontend::extract(&m, front).map_err(|e| anyhow!("{}: {}", m.path.display(), e))?;
         Ok(Session {
             prog,
             module: m,
             type_layouts: HashMap::new(),
             paths: HashMap::new(),
-            cache: SummaryCache::new(DEFAULT_ENTRIES_PER_FUNCTION),
-            reuse: true,
-            all_globals: false,
-            on_demand: true,
-            points_to: false,
-            max_work: None,
-            eager_work: DEFAULT_EAGER_WORK,
+            cache: SummaryCache::new(options.cache_entries),
+            options,
             reach: once_cell::unsync::OnceCell::new(),
-            slices_on: true,
             slices: FxHashMap::default(),
             slice_vars: 0,
             over_budget: Default::default(),
@@ -274,9 +322,19 @@ impl Session {
         &self.module
     }
 
+    /// The options the session was made with.
+    pub fn options(&self) -> &SessionOptions {
+        &self.options
+    }
+
+    /// The summary cache (its counters are `reuse_stats`).
+    pub fn cache_mut(&mut self) -> &mut SummaryCache {
+        &mut self.cache
+    }
+
     /// The roots of a projection, as this session is configured.
     pub fn roots(&self) -> Roots<'_> {
-        if self.all_globals {
+        if self.options.all_globals {
             Roots::AllGlobals
         } else {
             Roots::Named(
@@ -354,7 +412,7 @@ impl Session {
         skipped: bool,
     ) -> Result<ModRefReport> {
         let t = Instant::now();
-        let (g, abs, result, mut stats) = if self.on_demand && path.is_none() {
+        let (g, abs, result, mut stats) = if self.options.on_demand && path.is_none() {
             self.analyze_on_demand(&mut |sess, g, what| fetch(st, sess.roots(), g, what))?
         } else {
             let g = MemoryGraph::project(st, self.roots())?;
@@ -369,7 +427,10 @@ impl Session {
             modset: CallResult::labels(&self.prog, &abs, &result.modset),
             refset: CallResult::labels(&self.prog, &abs, &result.refset),
             freeset: CallResult::labels(&self.prog, &abs, &result.freeset),
-            points_to: self.points_to.then(|| self.points_to_labels(&abs, &result)),
+            points_to: self
+                .options
+                .points_to
+                .then(|| self.points_to_labels(&abs, &result)),
             stats,
         })
     }
@@ -415,7 +476,11 @@ impl Session {
             abs.merge(post);
         }
         abs.retain_reachable(own);
-        let (result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post)?;
+        let call = CallOptions {
+            keep_post: need_post,
+            ..Default::default()
+        };
+        let (result, reused, solve_ms) = self.solve_or_reuse(&abs, call)?;
         self.count_call(reused);
         debug_assert!(
             result.demand.is_empty(),
@@ -474,7 +539,7 @@ impl Session {
         &mut self,
         read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
     ) -> Result<(MemoryGraph, AbstractState, CallResult, CallStats)> {
-        self.analyze_on_demand_after(read, &[], false, false)
+        self.analyze_on_demand_after(read, &[], CallOptions::default())
     }
 
     /// `analyze_on_demand` of a state that lacks the writes of skipped calls still pending
@@ -482,16 +547,16 @@ impl Session {
     /// first), and what the join reaches that the state has but the round had not met
     /// (an object a pending call stored a pointer to) is met from the state and read on
     /// demand like the rest: its contents now, not as the post-state saw them.
-    /// `need_post`: keep this call's post-state (it is skipped). `eager`: read everything
-    /// reachable before solving (the reference, `--pspa-eager-projection`).
+    /// `call`: what this call asks beyond the session's options (its post-state kept,
+    /// everything read first, a fresh solve with points-to sets).
     pub fn analyze_on_demand_after(
         &mut self,
         read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
         posts: &[&PostState],
-        need_post: bool,
-        eager: bool,
+        call: CallOptions,
     ) -> Result<(MemoryGraph, AbstractState, CallResult, CallStats)> {
         let t = Instant::now();
+        let eager = call.eager || !self.options.on_demand;
         let mut g = MemoryGraph::default();
         read(self, &mut g, Fetch::Roots)?;
         let roots = g.objects.len();
@@ -539,10 +604,10 @@ impl Session {
                     o.opaque = false;
                 }
             }
-            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, need_post)?;
+            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, call)?;
             solve_total += solve_ms;
             reused_all &= reused;
-            if let (Some(f), true) = (function, result.work > self.eager_work) {
+            if let (Some(f), true) = (function, result.work > self.options.eager_work) {
                 self.heavy.insert(f);
             }
             let known = fields.len();
@@ -570,7 +635,7 @@ impl Session {
             // A round whose solve was heavy (a callee that reaches much of the program) is
             // not worth repeating for a few more objects: the rest is read at once, so
             // such a call solves at most twice.
-            if rounds >= MAX_FETCH_ROUNDS || result.work > self.eager_work {
+            if rounds >= MAX_FETCH_ROUNDS || result.work > self.options.eager_work {
                 read(self, &mut g, Fetch::All)?;
                 continue;
             }

@@ -4,7 +4,7 @@
 
 use pspa::analysis;
 use pspa::facts::Program;
-use pspa::session::{strip_unique, ModRefReport, Session};
+use pspa::session::{strip_unique, ModRefReport, Session, SessionOptions};
 use pspa::snapshot::LoadedSnapshot;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -20,7 +20,12 @@ fn run_snapshots(files: &[PathBuf]) -> Vec<ModRefReport> {
         .iter()
         .map(|f| LoadedSnapshot::load(f).unwrap())
         .collect();
-    let mut s = Session::open(&snaps[0].module_path, &Default::default()).unwrap();
+    let mut s = Session::open(
+        &snaps[0].module_path,
+        &Default::default(),
+        Default::default(),
+    )
+    .unwrap();
     snaps
         .iter()
         .map(|x| s.analyze_snapshot(x).unwrap())
@@ -168,7 +173,7 @@ fn analyze_json(v: &Value) -> anyhow::Result<ModRefReport> {
     let f = dir.path().join("s.json");
     std::fs::write(&f, serde_json::to_string(v).unwrap()).unwrap();
     let s = LoadedSnapshot::load(&f)?;
-    let mut sess = Session::open(&s.module_path, &Default::default())?;
+    let mut sess = Session::open(&s.module_path, &Default::default(), Default::default())?;
     sess.analyze_snapshot(&s)
 }
 
@@ -334,9 +339,16 @@ fn slices_give_the_sets_of_the_whole_program() {
             .map(|f| LoadedSnapshot::load(f).unwrap())
             .collect();
         let run = |slices: bool| {
-            let mut s = Session::open(&snaps[0].module_path, &Default::default()).unwrap();
-            s.slices_on = slices;
-            s.reuse = false;
+            let mut s = Session::open(
+                &snaps[0].module_path,
+                &Default::default(),
+                SessionOptions {
+                    slices,
+                    reuse: false,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             snaps
                 .iter()
                 .map(|x| s.analyze_snapshot(x).unwrap())
@@ -377,8 +389,15 @@ fn a_type_met_after_a_slice_was_cached_reaches_the_solver() {
         LoadedSnapshot::load(&f2).unwrap(),
     );
     let run = |slices: bool| {
-        let mut s = Session::open(&a.module_path, &Default::default()).unwrap();
-        s.slices_on = slices;
+        let mut s = Session::open(
+            &a.module_path,
+            &Default::default(),
+            SessionOptions {
+                slices,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let layouts = s.prog.layouts.len();
         let r1 = s.analyze_snapshot(&a).unwrap();
         let r2 = s.analyze_snapshot(&b).unwrap();
@@ -420,8 +439,15 @@ fn named_roots_give_the_sets_of_all_globals() {
     for f in &files {
         let snap = LoadedSnapshot::load(f).unwrap();
         let run = |all: bool| {
-            let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
-            s.all_globals = all;
+            let mut s = Session::open(
+                &snap.module_path,
+                &Default::default(),
+                SessionOptions {
+                    all_globals: all,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             s.analyze_snapshot(&snap).unwrap()
         };
         let (all, named) = (run(true), run(false));
@@ -846,7 +872,7 @@ fn stripped_size_without_labels_matches_the_labels() {
     // The KLEE plugin counts Table 1 sizes without rendering labels; it must agree with
     // `--strip-unique` on the same call (fig1-insert: 5 mod, 8 ref, from the test above).
     let snap = LoadedSnapshot::load(&root().join("examples/snapshots/fig1-insert.json")).unwrap();
-    let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
+    let mut s = Session::open(&snap.module_path, &Default::default(), Default::default()).unwrap();
     let g = pspa::memory_graph::MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, res, _) = s.analyze_graph(&g, None, false).unwrap();
     use pspa::local::CallResult;
@@ -888,10 +914,16 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
             .map(|f| {
                 let snap = LoadedSnapshot::load(f).unwrap();
                 let s = sessions.entry(snap.module_path.clone()).or_insert_with(|| {
-                    let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
-                    s.on_demand = on_demand;
-                    s.reuse = reuse;
-                    s
+                    Session::open(
+                        &snap.module_path,
+                        &Default::default(),
+                        SessionOptions {
+                            on_demand,
+                            reuse,
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap()
                 });
                 s.analyze_snapshot(&snap).unwrap()
             })
@@ -958,13 +990,27 @@ fn heavy_solves_switch_to_reading_everything() {
     // projection's.
     let (_d, files) = native_snapshots(&root().join("tests/pspa/ondemand.c"));
     let snap = LoadedSnapshot::load(&files[0]).unwrap(); // root_of(leaf)
-    let mut s = Session::open(&snap.module_path, &Default::default()).unwrap();
-    s.eager_work = 0;
-    s.reuse = false;
+    let mut s = Session::open(
+        &snap.module_path,
+        &Default::default(),
+        SessionOptions {
+            eager_work: 0,
+            reuse: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let first = s.analyze_snapshot(&snap).unwrap();
     let second = s.analyze_snapshot(&snap).unwrap();
-    let mut e = Session::open(&snap.module_path, &Default::default()).unwrap();
-    e.on_demand = false;
+    let mut e = Session::open(
+        &snap.module_path,
+        &Default::default(),
+        SessionOptions {
+            on_demand: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let eager = e.analyze_snapshot(&snap).unwrap();
     assert_eq!(first.stats.fetch_rounds, 2);
     assert_eq!(

@@ -13,7 +13,7 @@
 
 use pspa::memory_graph::MemoryGraph;
 use pspa::query::{Answer, LiveObject, Node};
-use pspa::session::Session;
+use pspa::session::{CallOptions, Session, SessionOptions};
 use pspa::snapshot::LoadedSnapshot;
 use std::path::PathBuf;
 
@@ -21,8 +21,15 @@ use std::path::PathBuf;
 fn answer() -> (Session, Answer) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let snap = LoadedSnapshot::load(&root.join("examples/snapshots/fig1-insert.json")).unwrap();
-    let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
-    s.points_to = true;
+    let mut s = Session::open(
+        &root.join("examples/fig1.c"),
+        &Default::default(),
+        SessionOptions {
+            points_to: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let g = MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
     let sites = snap
@@ -209,7 +216,12 @@ fn points_to_sets_are_kept_only_when_asked() {
     let (_, with) = answer();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let snap = LoadedSnapshot::load(&root.join("examples/snapshots/fig1-insert.json")).unwrap();
-    let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
+    let mut s = Session::open(
+        &root.join("examples/fig1.c"),
+        &Default::default(),
+        Default::default(),
+    )
+    .unwrap();
     let g = MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
     let without = Answer::new(&abs, result);
@@ -241,7 +253,7 @@ fn a_call_through_an_unknown_pointer_may_touch_anything() {
             module.clone(),
         )
         .unwrap();
-        let mut s = Session::open(&module, &Default::default()).unwrap();
+        let mut s = Session::open(&module, &Default::default(), Default::default()).unwrap();
         let g = MemoryGraph::project(&snap, s.roots()).unwrap();
         let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
         let z = LiveObject {
@@ -308,8 +320,15 @@ int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
             module.clone(),
         )
         .unwrap();
-        let mut s = Session::open(&module, &Default::default()).unwrap();
-        s.points_to = true;
+        let mut s = Session::open(
+            &module,
+            &Default::default(),
+            SessionOptions {
+                points_to: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let g = MemoryGraph::project(&snap, s.roots()).unwrap();
         let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
         (s, Answer::new(&abs, result))
@@ -363,6 +382,7 @@ fn objects_allocated_inside_an_allocator_wrapper_are_unknown() {
                 allocators,
                 ..Default::default()
             },
+            Default::default(),
         )
         .unwrap();
         let inner = s.prog.object_by_label("heap:xmalloc:8").unwrap();
@@ -396,8 +416,15 @@ fn objects_allocated_inside_an_allocator_wrapper_are_unknown() {
 fn lookup_answer() -> (Session, Answer) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let snap = LoadedSnapshot::load(&root.join("examples/snapshots/fig1-lookup.json")).unwrap();
-    let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
-    s.points_to = true;
+    let mut s = Session::open(
+        &root.join("examples/fig1.c"),
+        &Default::default(),
+        SessionOptions {
+            points_to: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let g = MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
     (s, Answer::new(&abs, result))
@@ -438,7 +465,7 @@ fn objects_klee_made_are_touched_only_as_themselves_or_through_library_storage()
 fn may_free_names_what_a_call_frees_and_nothing_it_only_writes() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let module = root.join("tests/fixtures/free.c");
-    let mut s = Session::open(&module, &Default::default()).unwrap();
+    let mut s = Session::open(&module, &Default::default(), Default::default()).unwrap();
     let mut ask = |function: &str, base: u64| {
         let obj = |i: u64| base + i;
         let v = serde_json::json!({"schema": "pspa.snapshot/1", "module": module.display().to_string(),
@@ -514,7 +541,12 @@ fn lookup_of_t1() -> (tempfile::TempDir, LoadedSnapshot) {
 fn a_call_after_a_pending_skip_may_read_what_the_skip_allocates() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let ex = root.join("examples/snapshots");
-    let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
+    let mut s = Session::open(
+        &root.join("examples/fig1.c"),
+        &Default::default(),
+        Default::default(),
+    )
+    .unwrap();
     let insert = LoadedSnapshot::load(&ex.join("fig1-chopped-1.json")).unwrap();
     let g = MemoryGraph::project(&insert, s.roots()).unwrap();
     s.analyze_graph(&g, Some("p"), true).unwrap();
@@ -545,7 +577,7 @@ fn a_call_of_a_replaced_function_answers_with_its_model() {
     use pspa::abstraction::AbsLoc;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let module = root.join("tests/fixtures/libbody.c");
-    let mut s = Session::open(&module, &Default::default()).unwrap();
+    let mut s = Session::open(&module, &Default::default(), Default::default()).unwrap();
     let state = |v: serde_json::Value| {
         LoadedSnapshot::new(
             PathBuf::from("generated.json"),
@@ -678,15 +710,24 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
     for (post_on_demand, later_on_demand) in
         [(false, false), (true, false), (false, true), (true, true)]
     {
-        let mut s = Session::open(&root.join("examples/fig1.c"), &Default::default()).unwrap();
-        s.reuse = false;
+        let mut s = Session::open(
+            &root.join("examples/fig1.c"),
+            &Default::default(),
+            SessionOptions {
+                reuse: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         let post = if post_on_demand {
             let (_, _, r, _) = s
                 .analyze_on_demand_after(
                     &mut |sess, g, what| pspa::session::fetch(&insert, sess.roots(), g, what),
                     &[],
-                    true,
-                    false,
+                    CallOptions {
+                        keep_post: true,
+                        ..Default::default()
+                    },
                 )
                 .unwrap();
             r.post
@@ -699,8 +740,7 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
                 .analyze_on_demand_after(
                     &mut |sess, g, what| pspa::session::fetch(&lookup, sess.roots(), g, what),
                     &[&post],
-                    false,
-                    false,
+                    CallOptions::default(),
                 )
                 .unwrap();
             assert_eq!(st.merged_post_states, 1);

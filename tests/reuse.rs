@@ -3,7 +3,7 @@
 //! object order, and no reuse may be taken between states that are not isomorphic.
 
 use proptest::prelude::*;
-use pspa::session::{ModRefReport, Session};
+use pspa::session::{ModRefReport, Session, SessionOptions};
 use pspa::snapshot::{LoadedSnapshot, Snapshot};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -19,9 +19,16 @@ fn fig1() -> PathBuf {
 /// Every session keeps the points-to sets of dereferenced pointers, so that reuse is
 /// checked for the clients' queries too, not only for mod/ref.
 fn session() -> Session {
-    let mut s = Session::open(&fig1(), &Default::default()).unwrap();
-    s.points_to = true;
-    s
+    session_with(SessionOptions::default())
+}
+
+/// A session as `options` say, with the points-to sets kept.
+fn session_with(options: SessionOptions) -> Session {
+    let options = SessionOptions {
+        points_to: true,
+        ..options
+    };
+    Session::open(&fig1(), &Default::default(), options).unwrap()
 }
 
 fn load(v: &Value) -> LoadedSnapshot {
@@ -36,9 +43,11 @@ fn analyze(s: &mut Session, v: &Value) -> ModRefReport {
 /// What a fresh analysis (no cache, every reachable object read first: the reference
 /// the on-demand projection and reuse are checked against) says about a state.
 fn fresh(v: &Value) -> ModRefReport {
-    let mut s = session();
-    s.reuse = false;
-    s.on_demand = false;
+    let mut s = session_with(SessionOptions {
+        reuse: false,
+        on_demand: false,
+        ..Default::default()
+    });
     analyze(&mut s, v)
 }
 
@@ -288,7 +297,7 @@ fn non_injective_match_is_rejected() {
                      {"targets": [{"object": v_target, "offset": 0}]}]},
             "globals": {"counter_b": 1}, "objects": objs})
     };
-    let open = || Session::open(&src, &Default::default()).unwrap();
+    let open = || Session::open(&src, &Default::default(), Default::default()).unwrap();
     let go = |s: &mut Session, v: &Value| {
         let snap: Snapshot = serde_json::from_value(v.clone()).unwrap();
         s.analyze_snapshot(
@@ -308,10 +317,12 @@ fn non_injective_match_is_rejected() {
 
 #[test]
 fn cache_is_bounded_lru() {
-    let mut s = session();
     // One entry per call: every object read first (on demand, each round is an entry).
-    s.on_demand = false;
-    s.cache = pspa::summaries::SummaryCache::new(2);
+    let mut s = session_with(SessionOptions {
+        on_demand: false,
+        cache_entries: 2,
+        ..Default::default()
+    });
     let states: Vec<Value> = (0..3)
         .map(|k| fig1_state(&vec![(1, 0, true); k + 1], &|id| id, &[]))
         .collect();
@@ -365,8 +376,10 @@ proptest! {
 fn code_over_the_work_budget_fails_at_once_the_next_time() {
     // A budget of one points-to element stops the first solve; the next call over the
     // same code (same callee, no function pointers in the state) fails without solving.
-    let mut s = session();
-    s.max_work = Some(1);
+    let mut s = session_with(SessionOptions {
+        max_work: Some(1),
+        ..Default::default()
+    });
     let st = fig1_state(&sample(), &|id| id, &[]);
     let e1 = s.analyze_snapshot(&load(&st)).unwrap_err().to_string();
     let runs = s.reuse_stats().solver_runs;
@@ -390,9 +403,11 @@ fn cache_is_bounded_in_size() {
     // elements), one entry each. The count bound is set out of reach (2^20 per function),
     // so an eviction can only come from the size bound; entries of 30+ element states hold
     // hundreds of units, so it must come within the 480 states tried.
-    let mut s = session();
-    s.on_demand = false;
-    s.cache = pspa::summaries::SummaryCache::new(1 << 20);
+    let mut s = session_with(SessionOptions {
+        on_demand: false,
+        cache_entries: 1 << 20,
+        ..Default::default()
+    });
     let mut n = 0;
     'outer: for len in 30..60usize {
         for typed_mask in 0..16u32 {

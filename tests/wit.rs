@@ -15,7 +15,7 @@ use pspa::analysis;
 use pspa::facts::{Program, WriteKind};
 use pspa::frontend::FrontOptions;
 use pspa::memory_graph::MemoryGraph;
-use pspa::session::Session;
+use pspa::session::{Session, SessionOptions};
 use pspa::snapshot::LoadedSnapshot;
 use pspa::wit::{self, StoreColour, WitTables};
 use std::path::PathBuf;
@@ -84,8 +84,15 @@ fn pspa() -> WitTables {
         module(),
     )
     .unwrap();
-    let mut s = Session::open(&module(), &Default::default()).unwrap();
-    s.points_to = true;
+    let mut s = Session::open(
+        &module(),
+        &Default::default(),
+        SessionOptions {
+            points_to: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let g = MemoryGraph::project(&snap, s.roots()).unwrap();
     let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
     wit::colour(&s.prog, wit::Objects::State(&abs), &result.points_to)

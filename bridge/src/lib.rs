@@ -9,7 +9,7 @@ use pspa::frontend::{FrontOptions, Module};
 use pspa::local::CallResult;
 use pspa::memory_graph::MemoryGraph;
 use pspa::query::{Answer, LiveObject, Node};
-use pspa::session::{ModRefReport, Session};
+use pspa::session::{CallOptions, ModRefReport, Session, SessionOptions};
 use pspa::state::{ObjType, PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -121,23 +121,22 @@ pub mod ffi {
         answer_bytes_max: u64,
     }
 
-    /// The plugin's options that shape the analysis (`engine_new`).
+    /// The plugin's options that shape the analysis (`engine_new`): the session's
+    /// (`pspa::session::SessionOptions`, where each is described) and the front end's.
     struct EngineOptions {
         /// Whole-program analysis once (SPA), else past-sensitive at each call.
         spa: bool,
-        /// Reuse summaries of isomorphic states (off: `--pspa-no-reuse`).
+        /// `SessionOptions::reuse` (`--pspa-no-reuse`).
         reuse: bool,
-        /// Project from every global (the reference), not only those the callee names.
+        /// `SessionOptions::all_globals`.
         all_globals: bool,
-        /// Read every reachable object before solving (the reference), not only those the
-        /// analysis reads.
+        /// Not `SessionOptions::on_demand`.
         eager: bool,
-        /// A call whose solve does more work fails (conservatively); 0: no bound.
+        /// `SessionOptions::max_work`; 0: no bound.
         max_work: u64,
-        /// Answers keep the points-to set of every pointer the call dereferences
-        /// (`answer_may_point_to`).
+        /// `SessionOptions::points_to` (`answer_may_point_to`).
         points_to: bool,
-        /// Defined functions whose calls are allocation sites (`--pspa-allocator`).
+        /// `FrontOptions::allocators` (`--pspa-allocator`).
         allocators: Vec<String>,
     }
 
@@ -386,18 +385,14 @@ fn engine_new(module: usize, module_name: &str, o: &ffi::EngineOptions) -> Box<E
                 PathBuf::from(module_name),
             )
         };
-        let mut session = Session::from_module(
+        let session = Session::from_module(
             m,
             &FrontOptions {
                 allocators: o.allocators.clone(),
                 ..Default::default()
             },
+            session_options(o),
         )?;
-        session.reuse = o.reuse;
-        session.all_globals = o.all_globals;
-        session.on_demand = !o.eager;
-        session.max_work = (o.max_work > 0).then_some(o.max_work);
-        session.points_to = o.points_to;
         let e = Engine::failed(String::new(), Some(session), o.spa);
         if o.spa {
             e.spa_answers();
@@ -415,6 +410,19 @@ fn engine_new(module: usize, module_name: &str, o: &ffi::EngineOptions) -> Box<E
     })
 }
 
+/// The session's options, from the plugin's.
+fn session_options(o: &ffi::EngineOptions) -> SessionOptions {
+    SessionOptions {
+        reuse: o.reuse,
+        all_globals: o.all_globals,
+        on_demand: !o.eager,
+        // 0: no bound.
+        max_work: (o.max_work > 0).then_some(o.max_work),
+        points_to: o.points_to,
+        ..Default::default()
+    }
+}
+
 impl Engine {
     /// Every function's whole-program answer (empty without a session).
     fn spa_answers(&self) -> &[Arc<Answer>] {
@@ -426,6 +434,7 @@ impl Engine {
             let _ = self.spa_callees.set(a.solver.callees.clone());
             // The whole program's points-to sets, once, shared by every function's answer.
             let pts = session
+                .options()
                 .points_to
                 .then(|| Answer::whole_program_points_to(&a));
             (0..session.prog.functions.len() as FuncId)
@@ -630,8 +639,7 @@ fn analyze(
     // Eager mode (the reference) reads everything first; with pending skips or a skipped
     // call, through the same loop, which meets what their post-states reach.
     let joined = !posts.is_empty() || keep_post;
-    let (g, abs, result, stats) = if session.on_demand || joined {
-        let eager = !session.on_demand;
+    let (g, abs, result, stats) = if session.options().on_demand || joined {
         let read = &mut |sess: &Session, g: &mut MemoryGraph, what: pspa::session::Fetch| {
             let t = std::time::Instant::now();
             let r = match &full {
@@ -646,7 +654,11 @@ fn analyze(
             *read_micros += t.elapsed().as_micros() as u64;
             r
         };
-        session.analyze_on_demand_after(read, &posts, keep_post, eager)?
+        let call = CallOptions {
+            keep_post,
+            ..Default::default()
+        };
+        session.analyze_on_demand_after(read, &posts, call)?
     } else {
         let g = match full {
             Some(full) => full,
@@ -671,6 +683,7 @@ fn analyze(
             refset: CallResult::labels(&session.prog, &abs, &result.refset),
             freeset: CallResult::labels(&session.prog, &abs, &result.freeset),
             points_to: session
+                .options()
                 .points_to
                 .then(|| session.points_to_labels(&abs, &result)),
             stats: stats.clone(),
@@ -928,24 +941,21 @@ fn wit(
         // A fresh analysis with its points-to sets (a cached summary may lack them), of
         // everything reachable (the colours cover what the call may reach), joined with
         // the pending skips' post-states.
-        let (reuse, points_to) = (session.reuse, session.points_to);
-        session.reuse = false;
-        session.points_to = true;
-        let r = session
-            .analyze_on_demand_after(
-                &mut |sess, g, what| {
-                    let st = KleeState::new(state, sess, f, globals);
-                    let r = pspa::session::fetch(&st, sess.roots(), g, what);
-                    st.check().and(r)
-                },
-                &posts,
-                false,
-                true,
-            )
-            .map(|(_, abs, result, stats)| (abs, result, stats));
-        session.reuse = reuse;
-        session.points_to = points_to;
-        let (abs, result, _) = r?;
+        let call = CallOptions {
+            eager: true,
+            fresh: true,
+            points_to: true,
+            ..Default::default()
+        };
+        let (_, abs, result, _) = session.analyze_on_demand_after(
+            &mut |sess, g, what| {
+                let st = KleeState::new(state, sess, f, globals);
+                let r = pspa::session::fetch(&st, sess.roots(), g, what);
+                st.check().and(r)
+            },
+            &posts,
+            call,
+        )?;
         let c = pspa::wit::colours(
             &session.prog,
             pspa::wit::Objects::State(&abs),
