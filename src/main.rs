@@ -266,13 +266,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 allocators,
                 ..Default::default()
             };
-            let tables = match (input, snapshot) {
-                (Some(input), _) => {
-                    let prog = Program::from_file(&input, &opts)?;
-                    let a = analysis::analyze(&prog);
-                    let sets = pspa::query::Answer::whole_program_points_to(&a);
-                    pspa::wit::colour(&prog, pspa::wit::Objects::Whole, &sets)
-                }
+            let colours = match (input, snapshot) {
+                (Some(input), _) => pspa::wit::whole_program(&Program::from_file(&input, &opts)?),
                 (None, Some(path)) => {
                     let snap = LoadedSnapshot::load(&path)?;
                     if !snap.module_path.exists() {
@@ -282,25 +277,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                             snap.module_path.display()
                         );
                     }
-                    let options = SessionOptions {
-                        points_to: true,
-                        ..Default::default()
+                    let colours = || -> anyhow::Result<pspa::wit::WitColours> {
+                        let mut s = Session::open(&snap.module_path, &opts, Default::default())?;
+                        s.check_snapshot(&snap)?;
+                        let (_, colours) = s.wit_at(
+                            &mut |sess, g, what| session::fetch(&snap, sess.roots(), g, what),
+                            &[],
+                        )?;
+                        Ok(colours)
                     };
-                    let mut s = Session::open(&snap.module_path, &opts, options)
-                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
-                    s.check_snapshot(&snap)
-                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
-                    let g = pspa::memory_graph::MemoryGraph::project(&snap, s.roots())
-                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
-                    let (abs, result, _) = s
-                        .analyze_graph(&g, None, false)
-                        .map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?;
-                    pspa::wit::colour(&s.prog, pspa::wit::Objects::State(&abs), &result.points_to)
+                    colours().map_err(|e| anyhow::anyhow!("{}: {:#}", snap.name(), e))?
                 }
                 (None, None) => unreachable!("clap requires one"),
             };
+            let tables = colours.tables;
             let out = if json {
-                serde_json::to_string_pretty(&tables)? + "\n"
+                tables.json()
             } else if csv {
                 tables.csv()
             } else {

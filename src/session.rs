@@ -10,11 +10,13 @@ use crate::facts::{FuncId, LayoutId, Program};
 use crate::frontend::{self, FrontOptions, Module};
 use crate::local::{self, CallResult, ReadKey};
 use crate::memory_graph::{MemoryGraph, Roots};
+use crate::query::Answer;
 use crate::reach::Reach;
 use crate::slice::{ProgramIndex, Slice};
 use crate::snapshot::LoadedSnapshot;
 use crate::state::{ObjType, SymbolicState};
 use crate::summaries::{ReuseStats, SummaryCache};
+use crate::wit::{self, WitColours};
 use anyhow::{anyhow, bail, Result};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -403,6 +405,52 @@ impl Session {
         out
     }
 
+    /// The `pspa.modref/1` report of an analysed call (`snapshot` left empty: the caller
+    /// names it).
+    pub fn modref_report(
+        &self,
+        function: &str,
+        abs: &AbstractState,
+        result: &CallResult,
+        stats: CallStats,
+    ) -> ModRefReport {
+        ModRefReport {
+            schema: "pspa.modref/1",
+            snapshot: String::new(),
+            function: function.to_string(),
+            modset: CallResult::labels(&self.prog, abs, &result.modset),
+            refset: CallResult::labels(&self.prog, abs, &result.refset),
+            freeset: CallResult::labels(&self.prog, abs, &result.freeset),
+            points_to: self
+                .options
+                .points_to
+                .then(|| self.points_to_labels(abs, result)),
+            stats,
+        }
+    }
+
+    /// Write Integrity Testing colours (paper 6.3) at a call, from its state (`read`, as
+    /// for `analyze_on_demand_after`), lacking the writes of the skipped calls still
+    /// pending on its path (`posts`, oldest first): a fresh analysis that keeps its
+    /// points-to sets (a cached summary may lack them), of everything the call can reach
+    /// (the colours cover what it may reach), joined with the pending post-states. The
+    /// answer maps a live object to its location in the colours (`Answer::node_of`).
+    pub fn wit_at(
+        &mut self,
+        read: &mut ReadState<'_>,
+        posts: &[&PostState],
+    ) -> Result<(Answer, WitColours)> {
+        let call = CallOptions {
+            eager: true,
+            fresh: true,
+            points_to: true,
+            ..Default::default()
+        };
+        let (_, abs, result, _) = self.analyze_on_demand_after(read, posts, call)?;
+        let colours = wit::colours(&self.prog, wit::Objects::State(&abs), &result.points_to);
+        Ok((Answer::new(&abs, result), colours))
+    }
+
     /// Analyse the call of a state. When `path` is given, post-states of earlier skipped
     /// calls on that path are merged in, and this call's post-state is kept if `skipped`.
     pub fn analyze_state(
@@ -420,19 +468,7 @@ impl Session {
             (g, abs, result, stats)
         };
         stats.total_ms = t.elapsed().as_secs_f64() * 1e3;
-        Ok(ModRefReport {
-            schema: "pspa.modref/1",
-            snapshot: String::new(),
-            function: g.function.clone(),
-            modset: CallResult::labels(&self.prog, &abs, &result.modset),
-            refset: CallResult::labels(&self.prog, &abs, &result.refset),
-            freeset: CallResult::labels(&self.prog, &abs, &result.freeset),
-            points_to: self
-                .options
-                .points_to
-                .then(|| self.points_to_labels(&abs, &result)),
-            stats,
-        })
+        Ok(self.modref_report(&g.function, &abs, &result, stats))
     }
 
     /// The analysis of a projected state, without labels: the initial abstract state and
@@ -533,11 +569,10 @@ impl Session {
     /// isomorphic states with the same F give isomorphic rounds, and reuse (keyed by the
     /// partial state, opaque objects included) takes each round from the cache.
     ///
-    /// `read` lends the state: it fills `g` from the roots (`Fetch::Roots`) or fetches
-    /// objects of it.
+    /// `read` lends the state (`ReadState`).
     pub fn analyze_on_demand(
         &mut self,
-        read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
+        read: &mut ReadState<'_>,
     ) -> Result<(MemoryGraph, AbstractState, CallResult, CallStats)> {
         self.analyze_on_demand_after(read, &[], CallOptions::default())
     }
@@ -551,7 +586,7 @@ impl Session {
     /// everything read first, a fresh solve with points-to sets).
     pub fn analyze_on_demand_after(
         &mut self,
-        read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
+        read: &mut ReadState<'_>,
         posts: &[&PostState],
         call: CallOptions,
     ) -> Result<(MemoryGraph, AbstractState, CallResult, CallStats)> {
@@ -656,7 +691,7 @@ impl Session {
         g: &mut MemoryGraph,
         roots: usize,
         fields: &rustc_hash::FxHashSet<ReadKey>,
-        read: &mut dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()>,
+        read: &mut ReadState<'_>,
     ) -> Result<()> {
         if fields.is_empty() {
             return Ok(());
@@ -767,6 +802,11 @@ pub fn fetch(st: &dyn SymbolicState, roots: Roots, g: &mut MemoryGraph, what: Fe
     }
     Ok(())
 }
+
+/// How an on-demand analysis reads its state: it lends the state, and fills the graph
+/// from the roots (`Fetch::Roots`) or fetches objects of it (`fetch` answers from a
+/// `SymbolicState`).
+pub type ReadState<'a> = dyn FnMut(&Session, &mut MemoryGraph, Fetch) -> Result<()> + 'a;
 
 /// What an on-demand analysis asks of the state (see `Session::analyze_on_demand`).
 pub enum Fetch<'a> {

@@ -223,6 +223,14 @@ impl WitColours {
     }
 }
 
+/// The whole-program (SPA) colours: every defined function analysed, the colours over the
+/// program's objects from the whole program's points-to sets.
+pub fn whole_program(prog: &Program) -> WitColours {
+    let a = crate::analysis::analyze(prog);
+    let sets = crate::query::Answer::whole_program_points_to(&a);
+    colours(prog, Objects::Whole, &sets)
+}
+
 /// The tables alone (see `colours`).
 pub fn colour(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitTables {
     colours(prog, objects, sets).tables
@@ -362,6 +370,11 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
 }
 
 impl WitTables {
+    /// The `pspa.wit/1` JSON document, with a final newline.
+    pub fn json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("the tables serialise") + "\n"
+    }
+
     /// The two tables as CSV: `# objects` (location, colour), then `# stores`.
     pub fn csv(&self) -> String {
         use std::fmt::Write;

@@ -60,7 +60,7 @@ fn spa() -> WitTables {
 
 /// The state at the call of `work`: objects 1-3 the buffers, 4 the struct (cfg->name = a),
 /// 5-8 the globals a, b, c, cfg.
-fn pspa() -> WitTables {
+fn work_state() -> LoadedSnapshot {
     let heap_buf = format!("heap:alloc_buf:{}", line_of("return malloc(n)"));
     let heap_cfg = format!("heap:init:{}", line_of("cfg = malloc"));
     let ptr = |o: u64| serde_json::json!([{"offset": 0, "targets": [{"object": o, "offset": 0}]}]);
@@ -78,12 +78,17 @@ fn pspa() -> WitTables {
         "call": {"function": "work", "args": []},
         "globals": {"a": 5, "b": 6, "c": 7, "cfg": 8},
         "objects": objects});
-    let snap = LoadedSnapshot::new(
+    LoadedSnapshot::new(
         PathBuf::from("work.json"),
         serde_json::from_value(v).unwrap(),
         module(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// The colours from `work_state`, through the eager projection's analysis.
+fn pspa() -> WitTables {
+    let snap = work_state();
     let mut s = Session::open(
         &module(),
         &Default::default(),
@@ -192,4 +197,23 @@ fn the_tables_print_as_json_and_csv() {
     let stores_at = lines.iter().position(|l| *l == "# stores").unwrap();
     assert_eq!(stores_at, 2 + t.objects.len());
     assert_eq!(lines.len(), stores_at + 2 + t.stores.len());
+}
+
+/// The workflows the CLI and the KLEE plugin share: `Session::wit_at` (a fresh analysis
+/// of everything the call reaches, with its points-to sets) gives the tables of the eager
+/// projection's analysis, and `wit::whole_program` those of `spa()`.
+#[test]
+fn shared_workflows_give_the_same_tables() {
+    let json = |t: &WitTables| serde_json::to_value(t).unwrap();
+    let snap = work_state();
+    let mut s = Session::open(&module(), &Default::default(), Default::default()).unwrap();
+    let (_, colours) = s
+        .wit_at(
+            &mut |sess, g, what| pspa::session::fetch(&snap, sess.roots(), g, what),
+            &[],
+        )
+        .unwrap();
+    assert_eq!(json(&colours.tables), json(&pspa()));
+    let prog = Program::from_file(&module(), &FrontOptions::default()).unwrap();
+    assert_eq!(json(&wit::whole_program(&prog).tables), json(&spa()));
 }

@@ -676,17 +676,8 @@ fn analyze(
     if !dump.is_empty() {
         // The sets KLEE saw, next to the snapshot: replaying it must give the same.
         let rep = ModRefReport {
-            schema: "pspa.modref/1",
             snapshot: dump.to_string(),
-            function: g.function.clone(),
-            modset: CallResult::labels(&session.prog, &abs, &result.modset),
-            refset: CallResult::labels(&session.prog, &abs, &result.refset),
-            freeset: CallResult::labels(&session.prog, &abs, &result.freeset),
-            points_to: session
-                .options()
-                .points_to
-                .then(|| session.points_to_labels(&abs, &result)),
-            stats: stats.clone(),
+            ..session.modref_report(&g.function, &abs, &result, stats.clone())
         };
         let out = dump.strip_suffix(".json").unwrap_or(dump).to_string() + ".modref.json";
         std::fs::write(out, serde_json::to_string_pretty(&rep)? + "\n")?;
@@ -931,41 +922,23 @@ fn wit(
         anyhow::bail!("unknown function")
     };
     let (answer, colours) = if spa {
-        let a = pspa::analysis::analyze(&session.prog);
-        let sets = Answer::whole_program_points_to(&a);
-        let c = pspa::wit::colours(&session.prog, pspa::wit::Objects::Whole, &sets);
+        let c = pspa::wit::whole_program(&session.prog);
         ((*spa_answers[f as usize]).clone(), c)
     } else {
         let globals = state_globals(&mut e.globals, state, session);
         let posts = pending.posts()?;
-        // A fresh analysis with its points-to sets (a cached summary may lack them), of
-        // everything reachable (the colours cover what the call may reach), joined with
-        // the pending skips' post-states.
-        let call = CallOptions {
-            eager: true,
-            fresh: true,
-            points_to: true,
-            ..Default::default()
-        };
-        let (_, abs, result, _) = session.analyze_on_demand_after(
+        session.wit_at(
             &mut |sess, g, what| {
                 let st = KleeState::new(state, sess, f, globals);
                 let r = pspa::session::fetch(&st, sess.roots(), g, what);
                 st.check().and(r)
             },
             &posts,
-            call,
-        )?;
-        let c = pspa::wit::colours(
-            &session.prog,
-            pspa::wit::Objects::State(&abs),
-            &result.points_to,
-        );
-        (Answer::new(&abs, result), c)
+        )?
     };
     let t = &colours.tables;
     if !json.is_empty() {
-        std::fs::write(json, serde_json::to_string_pretty(t)? + "\n")?;
+        std::fs::write(json, t.json())?;
     }
     if !csv.is_empty() {
         std::fs::write(csv, t.csv())?;
