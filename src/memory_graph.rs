@@ -58,7 +58,7 @@ impl MemoryGraph {
     /// point to and the roots' globals, each *opaque* (known by site, size and type, its
     /// contents not asked for). `fetch` reads them on demand.
     pub fn start(s: &dyn SymbolicState, roots: Roots) -> Result<MemoryGraph> {
-        let (function, args) = s.call();
+        let (function, args) = s.call()?;
         let mut g = MemoryGraph {
             function: function.to_string(),
             args,
@@ -89,8 +89,8 @@ impl MemoryGraph {
         if self.fetched[i as usize] {
             return Ok(());
         }
+        let slots = s.pointer_slots(self.objects[i as usize].0.id)?;
         self.fetched[i as usize] = true;
-        let slots = s.pointer_slots(self.objects[i as usize].0.id);
         for sl in &slots {
             for t in &sl.targets {
                 self.visit(t, s, roots)?;
@@ -107,7 +107,7 @@ impl MemoryGraph {
         if self.index.contains_key(&id) {
             return Ok(true);
         }
-        if s.object(id).is_none() {
+        if s.object(id)?.is_none() {
             return Ok(false);
         }
         self.discover(id, s)?;
@@ -150,7 +150,7 @@ impl MemoryGraph {
         if self.index.contains_key(&id) {
             return Ok(());
         }
-        let Some(o) = s.object(id) else {
+        let Some(o) = s.object(id)? else {
             bail!("dangling object id {}", id)
         };
         // A global met through a pointer is still the program's object (abstraction).
@@ -217,8 +217,8 @@ struct Projection {
 /// dumped snapshot holds). The KLEE plugin analyses a call it dumps through this, so that
 /// the state is read once. Objects the graph left opaque have no slots here.
 impl SymbolicState for MemoryGraph {
-    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
-        (&self.function, self.args.clone())
+    fn call(&self) -> Result<(&str, Vec<Option<Vec<Target>>>)> {
+        Ok((&self.function, self.args.clone()))
     }
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
@@ -234,16 +234,18 @@ impl SymbolicState for MemoryGraph {
             .map(|(_, id)| *id)
     }
 
-    fn object(&self, id: StateObjId) -> Option<crate::state::StateObject> {
-        self.index
+    fn object(&self, id: StateObjId) -> Result<Option<StateObject>> {
+        Ok(self
+            .index
             .get(&id)
-            .map(|&i| self.objects[i as usize].0.clone())
+            .map(|&i| self.objects[i as usize].0.clone()))
     }
 
-    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
-        self.index
+    fn pointer_slots(&self, id: StateObjId) -> Result<Vec<PointerSlot>> {
+        Ok(self
+            .index
             .get(&id)
             .map(|&i| self.objects[i as usize].1.clone())
-            .unwrap_or_default()
+            .unwrap_or_default())
     }
 }

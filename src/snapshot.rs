@@ -598,7 +598,7 @@ impl LoadedSnapshot {
 }
 
 impl SymbolicState for LoadedSnapshot {
-    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
+    fn call(&self) -> Result<(&str, Vec<Option<Vec<Target>>>)> {
         let args = self
             .snap
             .call
@@ -611,7 +611,7 @@ impl SymbolicState for LoadedSnapshot {
                 Arg::Value { .. } => None,
             })
             .collect();
-        (&self.snap.call.function, args)
+        Ok((&self.snap.call.function, args))
     }
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
@@ -626,28 +626,30 @@ impl SymbolicState for LoadedSnapshot {
         self.snap.globals.get(name).copied()
     }
 
-    fn object(&self, id: StateObjId) -> Option<StateObject> {
-        let o = &self.snap.objects[*self.index.get(&id)?];
-        Some(StateObject {
-            id: o.id,
-            site: o.site.clone(),
-            size: o.size,
-            ty: o.ty.clone().map(crate::state::ObjType::Named),
-        })
+    fn object(&self, id: StateObjId) -> Result<Option<StateObject>> {
+        Ok(self.index.get(&id).map(|&i| {
+            let o = &self.snap.objects[i];
+            StateObject {
+                id: o.id,
+                site: o.site.clone(),
+                size: o.size,
+                ty: o.ty.clone().map(crate::state::ObjType::Named),
+            }
+        }))
     }
 
-    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
+    fn pointer_slots(&self, id: StateObjId) -> Result<Vec<PointerSlot>> {
         let Some(&i) = self.index.get(&id) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
-        self.snap.objects[i]
+        Ok(self.snap.objects[i]
             .pointers
             .iter()
             .map(|s| PointerSlot {
                 offset: s.offset,
                 targets: s.targets.iter().map(SnapTarget::to_target).collect(),
             })
-            .collect()
+            .collect())
     }
 }
 

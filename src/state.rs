@@ -10,6 +10,8 @@
 //! Implemented by a recorded snapshot ([`crate::snapshot`]) and, in the KLEE plugin, over
 //! `klee::ExecutionState`.
 
+use anyhow::Result;
+
 /// The identity of an object in a state (KLEE's `MemoryObject::id`; the snapshot's `id`).
 pub type StateObjId = u64;
 
@@ -60,10 +62,14 @@ pub struct PointerSlot {
 }
 
 /// The paper's symbolic-state API, reduced to what the abstraction needs.
+///
+/// A read that fails (a value the state cannot give faithfully: the KLEE view's
+/// `Read::Failed`) is an error, and the analysis of the call stops with it before anything
+/// is solved, cached or dumped: the caller takes the conservative answer.
 pub trait SymbolicState {
     /// The function being invoked and, per actual argument, what it may point to
     /// (None for arguments that carry no pointer).
-    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>);
+    fn call(&self) -> Result<(&str, Vec<Option<Vec<Target>>>)>;
     /// The object holding each global variable, by the global's LLVM name. Only the
     /// reference projection (every global a root) asks for all of them.
     fn globals(&self) -> Vec<(String, StateObjId)>;
@@ -75,7 +81,7 @@ pub trait SymbolicState {
             .map(|(_, id)| id)
     }
     /// An object of the state, or None for an id the state does not have.
-    fn object(&self, id: StateObjId) -> Option<StateObject>;
+    fn object(&self, id: StateObjId) -> Result<Option<StateObject>>;
     /// The fields of object `id` that may hold pointers, with their targets.
-    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot>;
+    fn pointer_slots(&self, id: StateObjId) -> Result<Vec<PointerSlot>>;
 }

@@ -6,6 +6,7 @@ use pspa::analysis;
 use pspa::facts::Program;
 use pspa::session::{strip_unique, ModRefReport, Session, SessionOptions};
 use pspa::snapshot::LoadedSnapshot;
+use pspa::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -1026,5 +1027,58 @@ fn heavy_solves_switch_to_reading_everything() {
     );
     for r in [&first, &second] {
         assert_eq!((&r.modset, &r.refset), (&eager.modset, &eager.refset));
+    }
+}
+
+/// A state whose reads fail (as a KLEE state whose value the view cannot read faithfully):
+/// `fail_call` fails the call's arguments, else every object's contents.
+struct Unreadable {
+    snap: LoadedSnapshot,
+    fail_call: bool,
+}
+
+impl SymbolicState for Unreadable {
+    fn call(&self) -> anyhow::Result<(&str, Vec<Option<Vec<Target>>>)> {
+        if self.fail_call {
+            anyhow::bail!("argument 0 unreadable");
+        }
+        self.snap.call()
+    }
+    fn globals(&self) -> Vec<(String, StateObjId)> {
+        self.snap.globals()
+    }
+    fn object(&self, id: StateObjId) -> anyhow::Result<Option<StateObject>> {
+        self.snap.object(id)
+    }
+    fn pointer_slots(&self, id: StateObjId) -> anyhow::Result<Vec<PointerSlot>> {
+        anyhow::bail!("object {id} unreadable")
+    }
+}
+
+#[test]
+fn a_failed_read_stops_the_analysis_with_its_error() {
+    // The read's error is the call's, on demand and eager (the caller takes the
+    // conservative answer). Nothing is solved or cached before a failed read, but on
+    // demand, where a round solves before the contents it demands are read.
+    for (fail_call, on_demand, needle) in [
+        (true, true, "argument 0 unreadable"),
+        (true, false, "argument 0 unreadable"),
+        (false, true, "unreadable"),
+        (false, false, "unreadable"),
+    ] {
+        let snap =
+            LoadedSnapshot::load(&root().join("examples/snapshots/fig1-lookup.json")).unwrap();
+        let options = SessionOptions {
+            on_demand,
+            ..Default::default()
+        };
+        let mut s = Session::open(&snap.module_path, &Default::default(), options).unwrap();
+        let st = Unreadable { snap, fail_call };
+        let e = s.analyze_state(&st, None, false).unwrap_err().to_string();
+        assert!(e.contains(needle), "{e}");
+        if fail_call || !on_demand {
+            let stats = s.reuse_stats();
+            assert_eq!((stats.solver_runs, stats.entries), (0, 0));
+        }
     }
 }

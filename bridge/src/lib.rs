@@ -12,7 +12,6 @@ use pspa::query::{Answer, LiveObject, Node};
 use pspa::session::{CallOptions, ModRefReport, Session, SessionOptions};
 use pspa::state::{ObjType, PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -623,9 +622,7 @@ fn analyze(
         None
     } else {
         let st = KleeState::new(state, session, f, globals);
-        let full = MemoryGraph::project(&st, session.roots());
-        st.check()?;
-        let full = full?;
+        let full = MemoryGraph::project(&st, session.roots())?;
         std::fs::write(
             dump,
             serde_json::to_string_pretty(&pspa::snapshot::record(&full, "final.bc", None, false))?
@@ -647,8 +644,7 @@ fn analyze(
                 None => {
                     // The C++ view borrows the session for names: a view per request.
                     let st = KleeState::new(state, sess, f, globals);
-                    let r = pspa::session::fetch(&st, sess.roots(), g, what);
-                    st.check().and(r)
+                    pspa::session::fetch(&st, sess.roots(), g, what)
                 }
             };
             *read_micros += t.elapsed().as_micros() as u64;
@@ -664,9 +660,7 @@ fn analyze(
             Some(full) => full,
             None => {
                 let st = KleeState::new(state, session, f, globals);
-                let g = MemoryGraph::project(&st, session.roots());
-                st.check()?;
-                g?
+                MemoryGraph::project(&st, session.roots())?
             }
         };
         *read_micros += t.elapsed().as_micros() as u64;
@@ -930,8 +924,7 @@ fn wit(
         session.wit_at(
             &mut |sess, g, what| {
                 let st = KleeState::new(state, sess, f, globals);
-                let r = pspa::session::fetch(&st, sess.roots(), g, what);
-                st.check().and(r)
+                pspa::session::fetch(&st, sess.roots(), g, what)
             },
             &posts,
         )?
@@ -1030,14 +1023,13 @@ fn answer_heap_bytes(a: &CallAnswer) -> usize {
 // ---- the state --------------------------------------------------------------------------
 
 /// A KLEE state seen through the C++ view, with sites and functions named as by the
-/// front end.
+/// front end. A value the view could not read faithfully (`Read::Failed`, false from
+/// `pointer_slots`) is an error of the read.
 struct KleeState<'a> {
     view: &'a ffi::StateView,
     session: &'a Session,
     function: FuncId,
     globals: &'a FxHashMap<String, StateObjId>,
-    /// The first value the view could not read faithfully.
-    failed: RefCell<Option<String>>,
 }
 
 impl<'a> KleeState<'a> {
@@ -1052,7 +1044,6 @@ impl<'a> KleeState<'a> {
             session,
             function,
             globals,
-            failed: RefCell::new(None),
         }
     }
 
@@ -1078,22 +1069,15 @@ impl<'a> KleeState<'a> {
             None => pspa::site::KLEE.to_string(),
         }
     }
+}
 
-    fn fail(&self, what: String) {
-        self.failed.borrow_mut().get_or_insert(what);
-    }
-
-    /// An error if some read failed: the caller stops before solving.
-    fn check(&self) -> anyhow::Result<()> {
-        match self.failed.borrow().as_ref() {
-            Some(what) => anyhow::bail!("the state could not be read faithfully: {what}"),
-            None => Ok(()),
-        }
-    }
+/// The error of a value the view could not read faithfully.
+fn unreadable(what: std::fmt::Arguments) -> anyhow::Error {
+    anyhow::anyhow!("the state could not be read faithfully: {what}")
 }
 
 impl SymbolicState for KleeState<'_> {
-    fn call(&self) -> (&str, Vec<Option<Vec<Target>>>) {
+    fn call(&self) -> anyhow::Result<(&str, Vec<Option<Vec<Target>>>)> {
         let name = self.session.prog.functions[self.function as usize]
             .name
             .as_str();
@@ -1101,16 +1085,13 @@ impl SymbolicState for KleeState<'_> {
             .map(|i| {
                 let mut out = Vec::new();
                 match self.view.arg(i, &mut out) {
-                    ffi::Read::Pointer => Some(out.iter().map(|t| self.target(t)).collect()),
-                    ffi::Read::NoPointer => None,
-                    _ => {
-                        self.fail(format!("argument {i}"));
-                        None
-                    }
+                    ffi::Read::Pointer => Ok(Some(out.iter().map(|t| self.target(t)).collect())),
+                    ffi::Read::NoPointer => Ok(None),
+                    _ => Err(unreadable(format_args!("argument {i}"))),
                 }
             })
-            .collect();
-        (name, args)
+            .collect::<anyhow::Result<_>>()?;
+        Ok((name, args))
     }
 
     fn globals(&self) -> Vec<(String, StateObjId)> {
@@ -1128,7 +1109,8 @@ impl SymbolicState for KleeState<'_> {
         self.globals.get(name).copied()
     }
 
-    fn object(&self, id: StateObjId) -> Option<StateObject> {
+    /// None when the state has no such object (the view's false).
+    fn object(&self, id: StateObjId) -> anyhow::Result<Option<StateObject>> {
         let mut o = ffi::ObjectFfi {
             id: 0,
             site: 0,
@@ -1136,27 +1118,27 @@ impl SymbolicState for KleeState<'_> {
             ty: 0,
         };
         if !self.view.object(id, &mut o) {
-            return None;
+            return Ok(None);
         }
-        Some(StateObject {
+        Ok(Some(StateObject {
             id,
             site: self.site_label(o.site),
             size: o.size,
             ty: (o.ty != 0).then_some(ObjType::Llvm(o.ty)),
-        })
+        }))
     }
 
-    fn pointer_slots(&self, id: StateObjId) -> Vec<PointerSlot> {
+    fn pointer_slots(&self, id: StateObjId) -> anyhow::Result<Vec<PointerSlot>> {
         let mut out = Vec::new();
         if !self.view.pointer_slots(id, &mut out) {
-            self.fail(format!("the contents of object {id}"));
-            return Vec::new();
+            return Err(unreadable(format_args!("the contents of object {id}")));
         }
-        out.iter()
+        Ok(out
+            .iter()
             .map(|s| PointerSlot {
                 offset: s.offset,
                 targets: s.targets.iter().map(|t| self.target(t)).collect(),
             })
-            .collect()
+            .collect())
     }
 }
