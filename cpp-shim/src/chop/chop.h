@@ -19,6 +19,9 @@
 namespace klee {
 class Statistic;
 } // namespace klee
+namespace llvm {
+class AllocaInst;
+} // namespace llvm
 
 namespace pspa_plugin {
 
@@ -76,6 +79,9 @@ private:
   /// of the older skips pending then (analysed first).
   void analyse(Snapshot &s);
   bool mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
+  /// Whether `mo` is a local whose address never leaves its function (only loaded and
+  /// stored through, by casts and GEPs too): no call can write it (cached per alloca).
+  bool ownFrameOnly(const klee::MemoryObject *mo);
   /// Whether the skipped call may have freed `mo` (its may-free set; a subset of mod).
   bool mayFree(Snapshot &s, const klee::MemoryObject *mo);
   /// The path ends here without an error: nothing of the program runs after (exit; or
@@ -129,6 +135,7 @@ private:
   std::vector<std::size_t> enders; // as llvm::Function* addresses, what the bridge takes
   /// mayEnd per function with whole-program answers (the same for every call).
   std::unordered_map<llvm::Function *, int> wholeProgramMayEnd;
+  std::unordered_map<const llvm::AllocaInst *, bool> privateLocals;
   chop::Searcher *searcher = nullptr;
   PerState<PathState> paths;
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
@@ -137,7 +144,7 @@ private:
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
                 externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,
-                triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0;
+                triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0, privateLocalAnswers = 0;
 };
 
 } // namespace pspa_plugin

@@ -32,6 +32,7 @@
 
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -309,8 +310,55 @@ std::vector<Answer> ChopClient::pendingAnswers(const klee::ExecutionState &state
   return out;
 }
 
+bool ChopClient::ownFrameOnly(const klee::MemoryObject *mo) {
+  if (!mo->isLocal || !mo->allocSite)
+    return false;
+  auto *alloca = dyn_cast<AllocaInst>(mo->allocSite);
+  if (!alloca)
+    return false;
+  auto known = privateLocals.find(alloca);
+  if (known != privateLocals.end())
+    return known->second;
+  // The address, and the pointers derived from it by casts and GEPs, are only loaded and
+  // stored through (not stored, passed, compared or turned into an integer).
+  bool owned = true;
+  std::vector<const Value *> work{alloca};
+  std::set<const Value *> seen{alloca};
+  while (owned && !work.empty()) {
+    const Value *v = work.back();
+    work.pop_back();
+    for (const User *u : v->users()) {
+      if (isa<LoadInst>(u) || isa<DbgInfoIntrinsic>(u))
+        continue;
+      if (auto *st = dyn_cast<StoreInst>(u)) {
+        if (st->getValueOperand() == v)
+          owned = false; // the address itself is stored
+        continue;
+      }
+      if (auto *ii = dyn_cast<IntrinsicInst>(u))
+        if (ii->isLifetimeStartOrEnd())
+          continue;
+      if (isa<BitCastInst>(u) || isa<GetElementPtrInst>(u)) {
+        if (seen.insert(u).second)
+          work.push_back(u);
+        continue;
+      }
+      owned = false;
+    }
+  }
+  privateLocals.emplace(alloca, owned);
+  return owned;
+}
+
 bool ChopClient::mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes,
                           bool known) {
+  // A local whose address never leaves its function is written by that function's own
+  // frame only, never by a call: no analysis needed (at -O0, most loads after a skip are
+  // of such locals, and each would otherwise analyse the skipped call).
+  if (ownFrameOnly(mo)) {
+    ++privateLocalAnswers;
+    return false;
+  }
   analyse(s);
   if (!s.answer || !pspa::answer_ok(**s.answer))
     return true; // no answer: the call may write anything

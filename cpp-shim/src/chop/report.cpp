@@ -31,7 +31,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                     {"refused_skips", refusedSkips},
                                     {"invoke_calls", invokeCalls},
                                     {"end_recoveries", endRecoveries},
-                                    {"dropped_at_end", droppedAtEnd}};
+                                    {"dropped_at_end", droppedAtEnd},
+                                    {"private_local_answers", privateLocalAnswers}};
   llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed
@@ -49,7 +50,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                << ", calls by invoke run (not skipped) = " << invokeCalls
                << ", recovered before the path ends (the call may end it) = " << endRecoveries << "\n";
   llvm::errs() << "KLEE: done: pspa chop: pending calls dropped at a clean path end (exit: their writes could only be output) = "
-               << droppedAtEnd << "\n";
+               << droppedAtEnd << ", loads of locals whose address never leaves their function (no analysis) = "
+               << privateLocalAnswers << "\n";
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;
