@@ -267,6 +267,46 @@ def test_stats_loud(tmp):
     assert tables.wit(tables.stats_of(d)) == [None] * 8
 
 
+ISTATS = """version: 1
+creator: klee
+events: Icov Forks I Qtime
+fn=main
+1 1 1 0 10 0
+2 2 1 1 5 1000
+cfn=log
+calls=2 9
+3 3 0 4 40 500000
+cfn=work
+calls=1 20
+4 4 0 0 7 0
+fn=log
+9 9 1 3 30 400000
+10 10 1 1 10 100000
+fn=work
+20 20 1 0 7 0
+"""
+
+
+def test_profile(tmp):
+    """profile.py's inclusive costs. By hand: log's own lines hold 40 instructions and 4
+    forks; work's 7 and 0. main's own lines hold 15 instructions and 1 fork, and its two
+    call sites 40 + 7 instructions and 4 + 0 forks under them: inclusive 62 and 5; query
+    time 0.001 own + 0.5 + 0 under calls = 0.501 s. log was called twice (calls=2)."""
+    spec = importlib.util.spec_from_file_location("profile", os.path.join(HERE, "profile.py"))
+    profile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(profile)
+    path = os.path.join(tmp, "run.istats")
+    with open(path, "w") as f:
+        f.write(ISTATS)
+    funcs, _ = profile.parse(path)
+    got = {r["function"]: r for r in profile.rows(funcs)}
+    assert (got["main"]["instructions"], got["main"]["instructions_incl"]) == (15, 62), got["main"]
+    assert (got["main"]["forks"], got["main"]["forks_incl"]) == (1, 5), got["main"]
+    assert abs(got["main"]["query_s"] - 0.501) < 1e-9, got["main"]
+    assert (got["log"]["calls"], got["log"]["instructions_incl"], got["log"]["forks_incl"]) == (2, 40, 4), got["log"]
+    assert (got["work"]["calls"], got["work"]["instructions_incl"]) == (1, 7), got["work"]
+
+
 def main():
     if sys.argv[1:2] == ["--compare"]:
         for pair in sys.argv[2:]:
@@ -281,10 +321,12 @@ def main():
     test_stats_against_done_lines()
     with tempfile.TemporaryDirectory() as tmp:
         test_stats_loud(tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        test_profile(tmp)
     if "-v" in sys.argv:
         print(cost_md)
     print("test_tables: ok (timed-runs.py order and layout; cost and table3 medians, ratios, implied slowdowns; "
-          "pspa-stats.json against the done lines of the fixtures' runs)")
+          "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs)")
 
 
 if __name__ == "__main__":
