@@ -75,6 +75,8 @@ private:
   /// Whether the skipped call of `s` may end the path (run one of `enders`), per its
   /// analysis (past-sensitive: the state's function pointers decide).
   bool mayEnd(Snapshot &s);
+  /// Whether the call of `s` may call klee_assume, past-sensitively (analysed now).
+  bool mayAssume(Snapshot &s);
   /// Analyse the skipped call of `s` once, from its snapshot joined with the post-states
   /// of the older skips pending then (analysed first).
   void analyse(Snapshot &s);
@@ -136,6 +138,9 @@ private:
   /// mayEnd per function with whole-program answers (the same for every call).
   std::unordered_map<llvm::Function *, int> wholeProgramMayEnd;
   std::unordered_map<const llvm::AllocaInst *, bool> privateLocals;
+  /// Functions that may call klee_assume per the whole program: each call checked (PSPA).
+  std::set<llvm::Function *> checkConstrain;
+  llvm::Function *assumeFn = nullptr;
   chop::Searcher *searcher = nullptr;
   PerState<PathState> paths;
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
@@ -144,7 +149,7 @@ private:
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
                 externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,
-                triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0, privateLocalAnswers = 0;
+                triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0, privateLocalAnswers = 0, constrainedCalls = 0;
 };
 
 } // namespace pspa_plugin

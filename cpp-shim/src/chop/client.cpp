@@ -85,7 +85,7 @@ bool endsCleanly(StringRef name) {
 bool endsPath(const Function &f) { return f.doesNotReturn() || endingHandlers().count(f.getName()); }
 } // namespace
 
-ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
+ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host), assumeFn(m.getFunction("klee_assume")) {
   // What may end a path: the handlers, and the functions holding an `unreachable` (what
   // follows a call that does not return, or __builtin_unreachable): a skipped call that
   // may run one of them is recovered before the path ends (declaredCall).
@@ -108,7 +108,16 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
       continue;
     }
     std::string chain;
-    if (f->doesNotReturn() || mayConstrain(m, f, chain)) {
+    if (!f->doesNotReturn() && !host.wholeProgram() && mayConstrain(m, f, chain)) {
+      // Per the whole program's call graph (function pointers resolved flow-insensitively,
+      // over every run) it may. Past-sensitively, the state's function pointers decide:
+      // each call is analysed when it would be skipped, and run if its answer may call
+      // klee_assume.
+      checkConstrain.insert(f);
+      klee::klee_message("pspa chop: --skip-functions: %s may constrain the path's input per the whole program "
+                         "(%s): each call is skipped only if its past-sensitive analysis says it cannot",
+                         spec.name.c_str(), chain.c_str());
+    } else if (f->doesNotReturn() || mayConstrain(m, f, chain)) {
       // After a call that does not return, the next instruction is `unreachable`: the
       // path cannot go on. klee_assume narrows the input: a path run on past it would
       // report what the narrowed input cannot do, and a recovery under a contradicting
@@ -196,6 +205,14 @@ bool ChopClient::mayEnd(Snapshot &s) {
   return s.mayEnd == 1;
 }
 
+bool ChopClient::mayAssume(Snapshot &s) {
+  analyse(s);
+  if (!s.answer || !pspa::answer_ok(**s.answer) || !assumeFn)
+    return !s.answer || !pspa::answer_ok(**s.answer); // no answer: it may
+  std::size_t a = reinterpret_cast<std::size_t>(assumeFn);
+  return pspa::answer_may_call_any(host.analysisEngine(), **s.answer, rust::Slice<const std::size_t>(&a, 1));
+}
+
 klee::Searcher *ChopClient::wrap(klee::Searcher *base) {
   searcher = new chop::Searcher(base, *this);
   return searcher;
@@ -257,13 +274,18 @@ bool ChopClient::beforeCall(CallSite &c) {
   if (result)
     ++fs.resultUsed;
   auto snap = std::make_shared<Snapshot>();
-  snap->seq = ++snapshots;
+  snap->seq = snapshots + 1;
   snap->f = f;
   snap->call = ki;
   snap->args = args;
   snap->firstNew = klee::MemoryObject(0).id;
   snap->state = state.copy();
   snap->before = p.pending;
+  if (checkConstrain.count(f) && mayAssume(*snap)) {
+    ++constrainedCalls; // run, not skipped: its recovery could contradict the path
+    return false;
+  }
+  ++snapshots;
   // Invariant: pending calls oldest first (seqs increase). The post-state of the youngest
   // covers the older ones' (analyses join it alone), and recoveries go oldest first.
   assert((p.pending.empty() || p.pending.back().snap->seq < snap->seq) && "pending skips oldest first");

@@ -32,7 +32,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                     {"invoke_calls", invokeCalls},
                                     {"end_recoveries", endRecoveries},
                                     {"dropped_at_end", droppedAtEnd},
-                                    {"private_local_answers", privateLocalAnswers}};
+                                    {"private_local_answers", privateLocalAnswers},
+                                    {"constrained_calls_run", constrainedCalls}};
   llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed
@@ -48,7 +49,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                << ", of which the call wrote none of those bytes (spurious) = " << spuriousRecoveries << "\n";
   llvm::errs() << "KLEE: done: pspa chop: functions not skipped (noreturn, or constrain the input) = " << refusedSkips
                << ", calls by invoke run (not skipped) = " << invokeCalls
-               << ", recovered before the path ends (the call may end it) = " << endRecoveries << "\n";
+               << ", recovered before the path ends (the call may end it) = " << endRecoveries
+               << ", calls run because they may constrain the input (past-sensitive) = " << constrainedCalls << "\n";
   llvm::errs() << "KLEE: done: pspa chop: pending calls dropped at a clean path end (exit: their writes could only be output) = "
                << droppedAtEnd << ", loads of locals whose address never leaves their function (no analysis) = "
                << privateLocalAnswers << "\n";
