@@ -38,6 +38,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cassert>
 #include <map>
 #include <set>
@@ -279,7 +280,9 @@ bool ChopClient::beforeCall(CallSite &c) {
   snap->call = ki;
   snap->args = args;
   snap->firstNew = klee::MemoryObject(0).id;
+  auto t0 = std::chrono::steady_clock::now();
   snap->state = state.copy();
+  fs.snapshotSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   snap->before = p.pending;
   if (checkConstrain.count(f) && mayAssume(*snap)) {
     ++constrainedCalls; // run, not skipped: its recovery could contradict the path
@@ -314,7 +317,10 @@ void ChopClient::analyse(Snapshot &s) {
   }
   if (!older.empty())
     ++joinedAnalyses;
+  auto t0 = std::chrono::steady_clock::now();
   s.answer = host.analyze(*s.state, s.call, s.f, s.args, older, /*keepPost=*/true);
+  stats[s.f->getName().str()].analysisSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::vector<Answer> ChopClient::pendingAnswers(const klee::ExecutionState &state) {
@@ -644,6 +650,8 @@ void ChopClient::stateTerminated(klee::ExecutionState &state) {
   // The recovery ended without returning (an error in the skipped call: KLEE reported it
   // with this state's inputs, which the waiting path shares).
   ++failedRecoveries;
+  stats[rec->snap->f->getName().str()].recoveryInstructions +=
+      state.steppedInstructions - rec->snap->state->steppedInstructions;
   released(rec);
 }
 

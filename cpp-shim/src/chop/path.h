@@ -169,6 +169,10 @@ struct PathState {
 /// Per function skipped: for chop.csv.
 struct FunctionStats {
   std::uint64_t snapshots = 0, recoveries = 0, resultUsed = 0, dropped = 0;
+  /// What skipping cost: copying the states (snapshots), analysing the skipped calls; and
+  /// what recovering cost: the instructions the recovery states ran (every path of them).
+  double snapshotSeconds = 0, analysisSeconds = 0;
+  std::uint64_t recoveryInstructions = 0;
   std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
 };
 

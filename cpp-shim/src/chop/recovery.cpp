@@ -88,6 +88,8 @@ void ChopClient::complete(klee::ExecutionState &r, PathState &rp) {
   klee::Executor &ex = host.kleeExecutor();
   klee::ExecutionState *t;
   assert(rec->outstanding > 0 && "a recovery completes at most once per path of it");
+  stats[rec->snap->f->getName().str()].recoveryInstructions +=
+      r.steppedInstructions - rec->snap->state->steppedInstructions;
   if (--rec->outstanding > 0 || rec->dependentGone) {
     // Another path of the call is still running: this one continues in a copy.
     t = rec->dependentGone ? nullptr : d->branch();

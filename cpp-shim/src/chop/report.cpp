@@ -5,16 +5,24 @@
 
 #include "klee/Core/Interpreter.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+
+using llvm::format;
 
 namespace pspa_plugin {
 
 void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &json) {
   llvm::errs() << "KLEE: done: recovery states = " << recoveries << "\n";
   llvm::errs() << "KLEE: done: created snapshots = " << snapshots << "\n";
-  std::uint64_t resultUsed = 0;
-  for (auto &[name, s] : stats)
+  std::uint64_t resultUsed = 0, recoveryInstructions = 0;
+  double snapshotSeconds = 0, analysisSeconds = 0;
+  for (auto &[name, s] : stats) {
     resultUsed += s.resultUsed;
+    recoveryInstructions += s.recoveryInstructions;
+    snapshotSeconds += s.snapshotSeconds;
+    analysisSeconds += s.analysisSeconds;
+  }
   json["chop"] = llvm::json::Object{{"recovery_states", recoveries},
                                     {"snapshots", snapshots},
                                     {"recoveries_ended_before_returning", failedRecoveries},
@@ -33,7 +41,10 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                     {"end_recoveries", endRecoveries},
                                     {"dropped_at_end", droppedAtEnd},
                                     {"private_local_answers", privateLocalAnswers},
-                                    {"constrained_calls_run", constrainedCalls}};
+                                    {"constrained_calls_run", constrainedCalls},
+                                    {"snapshot_s", snapshotSeconds},
+                                    {"skip_analysis_s", analysisSeconds},
+                                    {"recovery_instructions", recoveryInstructions}};
   llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed
@@ -43,6 +54,9 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                << ", writes after a skipped free = " << writesAfterFree
                << ", recovery paths run on from the snapshot (allocation clash, double free, external call) = "
                << fallbacks << "\n";
+  llvm::errs() << "KLEE: done: pspa chop: cost of skipping: snapshots " << format("%.3f", snapshotSeconds)
+               << " s, analyses of skipped calls " << format("%.3f", analysisSeconds)
+               << " s; of recovering: instructions run by recovery states = " << recoveryInstructions << "\n";
   llvm::errs() << "KLEE: done: pspa chop: recovered calls replayed into younger recoveries instead of run again = "
                << replayedEffects << "\n";
   llvm::errs() << "KLEE: done: pspa chop: recoveries waited for by a load or a free = " << triggeredRecoveries
@@ -57,13 +71,15 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;
-  *out << "function,snapshots,recoveries,result_used,recovering_accesses,dropped_at_end\n";
+  *out << "function,snapshots,recoveries,result_used,recovering_accesses,dropped_at_end,snapshot_s,analysis_s,"
+          "recovery_instructions\n";
   for (auto &[name, s] : stats) {
     std::string loads;
     for (auto &[at, n] : s.triggers)
       loads += (loads.empty() ? "" : " ") + at + "x" + std::to_string(n);
     *out << name << ',' << s.snapshots << ',' << s.recoveries << ',' << s.resultUsed << ",\"" << loads << "\","
-         << s.dropped << "\n";
+         << s.dropped << ',' << format("%.6f", s.snapshotSeconds) << ',' << format("%.6f", s.analysisSeconds) << ','
+         << s.recoveryInstructions << "\n";
   }
 }
 
