@@ -663,6 +663,10 @@ def figure4(res, progs):
     write(res, "figure4", header, rows, notes + "\n".join(summary) + "\n")
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for j, p in enumerate(progs):
+        for k, (mode, mark) in enumerate((("spa", "s"), ("pspa", "D"))):
+            if (p, mode) in hand:
+                ax.scatter([j + (k - 0.25) * 0.4 - 0.08], [hand[(p, mode)] or 1.05 * v], marker=mark, facecolors="none",
+                           edgecolors="C%d" % k, label=f"{mode.upper()} hand-chosen" if j == 0 else None)
         for k, (mode, mark) in enumerate((("spa", "o"), ("pspa", "x"))):
             ys = [x for x in per.get((p, mode), []) if x is not None]
             xs = [j + (k - 0.5) * 0.3 + (t - len(ys) / 2) * 0.02 for t in range(len(ys))]
@@ -681,11 +685,36 @@ def mmss(sec):
     return f"{int(sec) // 60:02d}:{int(sec) % 60:02d}" if sec is not None else None
 
 
+def t5_timed(res, prog):
+    """The hand-chosen set's speed-up (runs/PROG/t5-timed, timed-runs.py: KLEE alone, SPA and
+    PSPA back to back, in turn): per run name, the median wall, median maximum RSS (MB), the
+    median analysis share (plugin runs), the paths of every repetition, and the most CPU
+    seconds anything else used during one run. None without the directory."""
+    d = os.path.join(res, "runs", prog, "t5-timed")
+    if not os.path.isdir(d):
+        return None
+    names = sorted({m.group(2) for n in os.listdir(d) for m in [re.match(r"rep(\d+)-(.+)$", n)] if m})
+    out = {}
+    for name in names:
+        reps = sorted(n for n in os.listdir(d) if n.endswith("-" + name) and n.startswith("rep"))
+        rs = [run(res, prog, f"t5-timed/{n}", name != "vanilla") for n in reps]
+        out[name] = {
+            "wall": statistics.median(r["wall"] for r in rs),
+            "walls": [r["wall"] for r in rs],
+            "rss": statistics.median(r["rss"] for r in rs),
+            "paths": sorted({r["completed"] + r["partial"] for r in rs}),
+            "share": statistics.median(r["pspa_share"] for r in rs) if name != "vanilla" else None,
+            "timed_out": any(r["timed_out"] for r in rs),
+            "other": max((o for o in (machine_other(r["dir"]) for r in rs) if o is not None), default=None),
+        }
+    return out
+
+
 def table5(res, progs):
     header = ["program", "run", "all paths explored", "wall (s)", "paths", "recoveries", "snapshots",
               "fallbacks to the snapshot", "errors", "same errors as vanilla", "tests", "outcomes on replay",
               "tests replaying to an outcome vanilla's tests lack", "analysis share", "reuse ratio", "skipped functions"]
-    rows, summary, fig = [], [], {}
+    rows, summary, fig, hand = [], [], {}, {}
     for p in progs:
         runs = sorted(n[3:] for n in os.listdir(os.path.join(res, "runs", p)) if n.startswith("t5-"))
         base = None
@@ -710,19 +739,42 @@ def table5(res, progs):
                          c["recoveries"], c["snapshots"], c["fallbacks"], "; ".join(errors) or "none", same, len(reps),
                          ", ".join(outcomes), extra if name != "vanilla" else "-",
                          r.get("pspa_share"), r.get("reuse_ratio"), skip])
-            if name != "vanilla":
+            if name.endswith("-hand"):
+                hand[(p, name.split("-")[0])] = r["wall"] if complete else None
+            elif name != "vanilla":
                 fig.setdefault((p, name.split("-")[0]), []).append(r["wall"] if complete else None)
         line = [f"{p}: vanilla {mmss(base['wall'])}" + ("" if base["complete"] else " (did not finish)")]
+        timed = t5_timed(res, p)
+        if timed and "vanilla" in timed:
+            v = timed["vanilla"]
+            parts = [f"hand-chosen set, back to back ({len(v['walls'])} runs each, medians): vanilla {v['wall']:.2f} s"]
+            for mode in ("spa", "pspa"):
+                t = timed.get(f"{mode}-hand")
+                if t:
+                    parts.append(f"{mode.upper()} {t['wall']:.2f} s ({v['wall'] / t['wall']:.2f}x faster; analysis "
+                                 f"{t['share']:.2f} %, RSS {t['rss']:.0f} MB against {v['rss']:.0f} MB)")
+            paths = sorted({n for t in timed.values() for n in t["paths"]})
+            parts.append(f"paths {', '.join(map(str, paths))}"
+                         + ("" if len(paths) == 1 else " (differ: see the runs)")
+                         + ("; a run hit the time limit" if any(t["timed_out"] for t in timed.values()) else "")
+                         + f"; other work on the machine at most {max(t['other'] or 0 for t in timed.values()):.1f} CPU s")
+            line.append("; ".join(parts))
+        for mode in ("spa", "pspa"):
+            if (p, mode) in hand:
+                w = hand[(p, mode)]
+                line.append(f"hand-chosen set {mode.upper()} " + (mmss(w) if w is not None else "did not finish")
+                            + (f" ({base['wall'] / w:.1f}x faster than vanilla)" if w and base["complete"] else ""))
         for mode in ("spa", "pspa"):
             ws = fig.get((p, mode), [])
             done = [w for w in ws if w is not None]
             if ws:
-                line.append(f"{mode.upper()} {len(done)}/{len(ws)} sets finished"
+                line.append(f"random sets {mode.upper()} {len(done)}/{len(ws)} finished"
                             + (f", median {mmss(statistics.median(done))}" if done else ""))
         summary.append(", ".join(line))
     notes = ("Each program's driver on a small symbolic input (config.yaml `table5`) that vanilla KLEE (no plugin) "
-             "explores completely; skip sets: 10 library functions that vanilla run reached, chosen at random "
-             "(seed = set), each run with SPA and with PSPA mod sets; DFS, the same time limit (`table5_time`), no "
+             "explores completely; skip sets: the program's hand-chosen set (`hand`, config.yaml `table5_skip`, "
+             "chosen from the vanilla run's profile: experiments/scripts/profile.py), and 10 library functions that "
+             "vanilla run reached, chosen at random (seed = set), each run with SPA and with PSPA mod sets; DFS, the same time limit (`table5_time`), no "
              "instruction budget. Paths: completed and partially completed. Errors: KLEE's .err files as file:line: "
              "kind; a chopped run that explored every path must report vanilla's. Tests replay on the program "
              "compiled natively with libkleeRuntest (scripts/ktest-replay.py): outcomes are exit codes or signals; a chopped "
@@ -734,6 +786,10 @@ def table5(res, progs):
     for j, p in enumerate(progs):
         v = next(r[3] for r in rows if r[0] == p and r[1] == "VANILLA")
         ax.scatter([j - 0.3], [v], marker="s", color="black", label="vanilla" if j == 0 else None)
+        for k, (mode, mark) in enumerate((("spa", "s"), ("pspa", "D"))):
+            if (p, mode) in hand:
+                ax.scatter([j + (k - 0.25) * 0.4 - 0.08], [hand[(p, mode)] or 1.05 * v], marker=mark, facecolors="none",
+                           edgecolors="C%d" % k, label=f"{mode.upper()} hand-chosen" if j == 0 else None)
         for k, (mode, mark) in enumerate((("spa", "o"), ("pspa", "x"))):
             ws = fig.get((p, mode), [])
             xs = [j + (k - 0.25) * 0.4 + t * 0.04 for t in range(len(ws))]

@@ -63,6 +63,16 @@ def test_runner(tmp):
             for f in ("klee.log", "time.txt", "machine.txt", "klee"):
                 assert os.path.exists(os.path.join(d, f)), (d, f)
             assert tables.machine_other(d) is not None
+    # three runs: A B C, C B A, A B C
+    open(order, "w").close()
+    subprocess.run([sys.executable, os.path.join(HERE, "timed-runs.py"), "--out", out, "--reps", "3", "--bc", bc,
+                    f"vanilla={klee}", f"spa-hand={klee} --plugin=/x.so --pspa-mode=spa",
+                    f"pspa-hand={klee} --plugin=/x.so --pspa-mode=pspa"],
+                   check=True, env={**os.environ, "ORDER": order}, stdout=subprocess.DEVNULL)
+    ran = [line.split() for line in open(order)]
+    mode = lambda r: "vanilla" if r[0] == "vanilla" else r[2].split("=")[1]
+    assert [mode(r) for r in ran] == ["vanilla", "spa", "pspa", "pspa", "spa", "vanilla", "vanilla", "spa", "pspa"], ran
+    assert os.path.isdir(os.path.join(out, "rep2-spa-hand", "klee"))
     # a failing run stops the job with its log
     bad = subprocess.run([sys.executable, os.path.join(HERE, "timed-runs.py"), "--out", out, "--reps", "1", "--bc", bc,
                           "vanilla=false", f"plugin={klee}"], capture_output=True, text=True, env={**os.environ, "ORDER": order})

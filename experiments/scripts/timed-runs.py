@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""The runs of a ratio against KLEE alone (targets cost and table3): two KLEE command lines,
-back to back, alternating, --reps times each. The Snakemake job that calls this takes every
+"""The runs of a ratio against KLEE alone (targets cost, table3 and table5's hand-chosen
+sets): two or more KLEE command lines, back to back, in turn forwards and backwards,
+--reps times each. The Snakemake job that calls this takes every
 core (`threads`), so no other job of the pipeline runs beside it; what else the machine ran
 meanwhile (a build, another pipeline) is measured and written down.
 
-  timed-runs.py --out DIR --reps N --bc BC [--args ARGS] NAME=CMD NAME=CMD
+  timed-runs.py --out DIR --reps N --bc BC [--args ARGS] NAME=CMD NAME=CMD [NAME=CMD...]
 
 Repetition i of NAME runs in DIR/rep{i}-{NAME}/ as `CMD --output-dir=klee BC ARGS`, with
 klee/, klee.log and time.txt (/usr/bin/time -v) as every run of the pipeline, and
-machine.txt. The order is A B, B A, A B, ...: a drift of the machine over the runs (its
+machine.txt. The order is A B C, C B A, A B C, ...: a drift of the machine over the runs (its
 caches, its clock) weighs on both alike.
 
 machine.txt: `busy` the CPU seconds the whole machine spent during the run (/proc/stat),
@@ -48,11 +49,11 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--bc", required=True)
     ap.add_argument("--args", default="")
-    ap.add_argument("runs", nargs=2, metavar="NAME=CMD")
+    ap.add_argument("runs", nargs="+", metavar="NAME=CMD")
     a = ap.parse_args()
     runs = [r.split("=", 1) for r in a.runs]
-    if any(len(r) != 2 for r in runs) or runs[0][0] == runs[1][0]:
-        sys.exit("timed-runs: give two runs as NAME=CMD with different names")
+    if len(runs) < 2 or any(len(r) != 2 for r in runs) or len({r[0] for r in runs}) != len(runs):
+        sys.exit("timed-runs: give two or more runs as NAME=CMD with different names")
     shutil.rmtree(a.out, ignore_errors=True)
     for i in range(1, a.reps + 1):
         for name, cmd in runs if i % 2 else runs[::-1]:
