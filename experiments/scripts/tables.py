@@ -823,9 +823,9 @@ def table4(res, cves):
                 found.setdefault(k, []).append(t)
             rows.append([c, loc] + [mmss(t) if t is not None else "TO" for t in times] +
                         [runs[k][1] for k, _ in T4 if k != "vanilla"])
-    notes = ("Time (minutes:seconds) from KLEE's start to its first error whose innermost frame outside the C "
-             "library is the location (Chopper's `--error-location`; an overflow inside uclibc's memcpy counts at "
-             "its caller's line), DFS; TO: not reached within the time limit (`table4_time`). Chopped runs skip the "
+    notes = ("Time (minutes:seconds) from KLEE's start to its first error whose stack passes through the location "
+             "(any frame outside the C library, as Chopper's `--error-location` judged it: an overflow inside uclibc's "
+             "memcpy counts at its caller's line), DFS; TO: not reached within the time limit (`table4_time`). Chopped runs skip the "
              "Chopper experiments' functions (config.yaml `table4`), with the chopping-aware searcher (recovery "
              "states first) or with KLEE's alone (`--pspa-chop-searcher=off`). Recoveries: recovery states started "
              "in the run (up to the last location found or the limit).\n\n")

@@ -317,6 +317,35 @@ def test_profile(tmp):
     assert (got["work"]["calls"], got["work"]["instructions_incl"]) == (1, 7), got["work"]
 
 
+ERR = """Error: memory error: out of bound pointer
+File: libc/string/memcpy.c
+Line: 29
+Stack:
+\t#000000123 in memcpy (s1, s2, n) at libc/string/memcpy.c:29
+\t#100000456 in _asn1_get_octet_string (der, node, len) at lib/decoding.c:1092
+\t#200000789 in asn1_der_decoding2 (element) at lib/decoding.c:137
+\t#300000111 in main () at driver.c:20
+"""
+
+
+def test_until_error(tmp):
+    """Table 4's judge (until-error.py): a location is reached when an error's stack passes
+    through it, outside the C library. The stack above (memcpy inside
+    _asn1_get_octet_string, called from decoding.c:137) reaches decoding.c:1092 and
+    decoding.c:137, not memcpy's line and not a line it does not name."""
+    spec = importlib.util.spec_from_file_location("until_error", os.path.join(HERE, "until-error.py"))
+    ue = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ue)
+    path = os.path.join(tmp, "test000001.ptr.err")
+    with open(path, "w") as f:
+        f.write(ERR)
+    assert ue.locations(path) == ["decoding.c:1092", "decoding.c:137", "driver.c:20"], ue.locations(path)
+    seen = {"decoding.c:137": None, "decoding.c:1092": None, "memcpy.c:29": None, "decoding.c:9": None}
+    ue.found(tmp, os.path.getmtime(path) - 2, seen)
+    assert seen["decoding.c:137"] == 2 and seen["decoding.c:1092"] == 2, seen
+    assert seen["memcpy.c:29"] is None and seen["decoding.c:9"] is None, seen
+
+
 def main():
     if sys.argv[1:2] == ["--compare"]:
         for pair in sys.argv[2:]:
@@ -333,10 +362,12 @@ def main():
         test_stats_loud(tmp)
     with tempfile.TemporaryDirectory() as tmp:
         test_profile(tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        test_until_error(tmp)
     if "-v" in sys.argv:
         print(cost_md)
     print("test_tables: ok (timed-runs.py order and layout; cost and table3 medians, ratios, implied slowdowns; "
-          "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs)")
+          "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs; until-error.py's judge)")
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ to reach a CVE's vulnerable location), or until a time limit: the role of Choppe
 
   until-error.py --locations F:L[,F:L...] --timeout S --output-dir DIR --log LOG --result OUT.json -- KLEE...
 
-Every half second the output directory's *.err files are read (the innermost stack frame
-outside the C library);
-an error's time is its file's modification time from KLEE's start. Once every location
+Every half second the output directory's *.err files are read: a location is reached when
+an error's stack passes through it (any frame outside the C library, as Chopper's
+`--error-location` judged it: an overflow inside uclibc's memcpy counts at its caller's
+line, and CVE-2012-1569's decoding.c:137 counts when the error is in a function it
+calls); an error's time is its file's modification time from KLEE's start. Once every location
 has one, or at the limit, KLEE is interrupted (SIGINT: it halts, writes its statistics and
 `KLEE: done:` lines). OUT.json: {"locations": {F:L: seconds or null}, "wall": seconds,
 "all_found": bool}.
@@ -26,22 +28,22 @@ import time
 FRAME = re.compile(r"^\s*#\d+ in .* at (\S+):(\d+)$")
 
 
-def location(path):
-    """Where an error happened in the program: the innermost stack frame outside the C
-    library (an overflow inside uclibc's memcpy is the caller's line, as Chopper's
-    `--inline=memcpy` made it)."""
+def locations(path):
+    """The frames of an error's stack outside the C library and KLEE's runtime, innermost
+    first, as FILE:LINE."""
+    out = []
     for line in open(path, errors="replace"):
         m = FRAME.match(line.rstrip())
         if m and not m.group(1).startswith(("libc/", "src/runtime/")):
-            return f"{os.path.basename(m.group(1))}:{m.group(2)}"
-    return None
+            out.append(f"{os.path.basename(m.group(1))}:{m.group(2)}")
+    return out
 
 
 def found(out_dir, start, seen):
     for path in glob.glob(os.path.join(out_dir, "*.err")):
-        loc = location(path)
-        if loc in seen and seen[loc] is None:
-            seen[loc] = round(os.path.getmtime(path) - start, 2)
+        for loc in locations(path):
+            if loc in seen and seen[loc] is None:
+                seen[loc] = round(os.path.getmtime(path) - start, 2)
 
 
 def main():
