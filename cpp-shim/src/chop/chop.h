@@ -75,7 +75,8 @@ private:
   /// Whether the skipped call of `s` may end the path (run one of `enders`), per its
   /// analysis (past-sensitive: the state's function pointers decide).
   bool mayEnd(Snapshot &s);
-  /// Whether the call of `s` may call klee_assume, past-sensitively (analysed now).
+  /// Whether the call of `s` may constrain the input (reach a call of klee_assume other than
+  /// KLEE's concretization), past-sensitively (analysed now).
   bool mayAssume(Snapshot &s);
   /// Analyse the skipped call of `s` once, from its snapshot joined with the post-states
   /// of the older skips pending then (analysed first).
@@ -140,7 +141,8 @@ private:
   std::unordered_map<const llvm::AllocaInst *, bool> privateLocals;
   /// Functions that may call klee_assume per the whole program: each call checked (PSPA).
   std::set<llvm::Function *> checkConstrain;
-  llvm::Function *assumeFn = nullptr;
+  /// The functions whose call may constrain the input (`mayAssume`), as the bridge takes them.
+  std::vector<std::size_t> constrainers;
   chop::Searcher *searcher = nullptr;
   PerState<PathState> paths;
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;

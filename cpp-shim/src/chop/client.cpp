@@ -77,6 +77,13 @@ const std::set<StringRef> &endingHandlers() {
 /// Of those, the ones that end the path without an error, after which nothing of the
 /// program runs; and uclibc's `_stdio_term`, which exit calls after the atexit handlers
 /// only to flush the streams before `_exit`.
+/// KLEE's POSIX runtime's concretization (fd.c: `__concretize_ptr`, `_size`, `_string`):
+/// klee_assume of a value klee_get_value just picked, so it holds under any constraints
+/// it runs under. It narrows what KLEE explores, not what the program does: a skipped call
+/// that reaches klee_assume only through it (a logger's write) may be skipped, and its
+/// recovery cannot contradict the path.
+bool concretizes(const Function &f) { return f.getName().startswith("__concretize_"); }
+
 bool endsCleanly(StringRef name) {
   return name == "exit" || name == "_exit" || name == "_Exit" || name == "quick_exit" ||
          name == "klee_silent_exit" || name == "_stdio_term";
@@ -86,7 +93,24 @@ bool endsCleanly(StringRef name) {
 bool endsPath(const Function &f) { return f.doesNotReturn() || endingHandlers().count(f.getName()); }
 } // namespace
 
-ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host), assumeFn(m.getFunction("klee_assume")) {
+ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
+  // What may constrain the input: the functions that call klee_assume directly, except
+  // KLEE's concretization; klee_assume itself if its address is taken (then any indirect
+  // call may be one).
+  if (Function *assume = m.getFunction("klee_assume")) {
+    for (const Use &u : assume->uses()) {
+      auto *cb = dyn_cast<CallBase>(u.getUser());
+      if (!cb || cb->getCalledOperand()->stripPointerCasts() != assume) {
+        constrainers.push_back(reinterpret_cast<std::size_t>(assume));
+        continue;
+      }
+      Function *caller = cb->getFunction();
+      if (!concretizes(*caller))
+        constrainers.push_back(reinterpret_cast<std::size_t>(caller));
+    }
+    std::sort(constrainers.begin(), constrainers.end());
+    constrainers.erase(std::unique(constrainers.begin(), constrainers.end()), constrainers.end());
+  }
   // What may end a path: the handlers, and the functions holding an `unreachable` (what
   // follows a call that does not return, or __builtin_unreachable): a skipped call that
   // may run one of them is recovered before the path ends (declaredCall).
@@ -179,7 +203,7 @@ bool ChopClient::mayConstrain(llvm::Module &m, Function *f, std::string &chain) 
       if (auto it = byAddress.find(a); it != byAddress.end())
         next.push_back(it->second);
     for (Function *h : next)
-      if (parent.emplace(h, g).second)
+      if (!concretizes(*h) && parent.emplace(h, g).second)
         queue.push_back(h);
   }
   return false;
@@ -208,10 +232,11 @@ bool ChopClient::mayEnd(Snapshot &s) {
 
 bool ChopClient::mayAssume(Snapshot &s) {
   analyse(s);
-  if (!s.answer || !pspa::answer_ok(**s.answer) || !assumeFn)
-    return !s.answer || !pspa::answer_ok(**s.answer); // no answer: it may
-  std::size_t a = reinterpret_cast<std::size_t>(assumeFn);
-  return pspa::answer_may_call_any(host.analysisEngine(), **s.answer, rust::Slice<const std::size_t>(&a, 1));
+  if (!s.answer || !pspa::answer_ok(**s.answer))
+    return true; // no answer: it may
+  return !constrainers.empty() &&
+         pspa::answer_may_call_any(host.analysisEngine(), **s.answer,
+                                   rust::Slice<const std::size_t>(constrainers.data(), constrainers.size()));
 }
 
 klee::Searcher *ChopClient::wrap(klee::Searcher *base) {
