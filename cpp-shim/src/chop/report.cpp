@@ -54,7 +54,7 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                << ", writes after a skipped free = " << writesAfterFree
                << ", recovery paths run on from the snapshot (allocation clash, double free, external call) = "
                << fallbacks << "\n";
-  llvm::errs() << "KLEE: done: pspa chop: cost of skipping: snapshots " << format("%.3f", snapshotSeconds)
+  llvm::errs() << "KLEE: done: pspa chop costs (timings vary from run to run): snapshots " << format("%.3f", snapshotSeconds)
                << " s, analyses of skipped calls " << format("%.3f", analysisSeconds)
                << " s; of recovering: instructions run by recovery states = " << recoveryInstructions << "\n";
   llvm::errs() << "KLEE: done: pspa chop: recovered calls replayed into younger recoveries instead of run again = "
