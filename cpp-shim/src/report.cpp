@@ -69,8 +69,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", symbolic addresses = " << reads.symbolicAddress << ", symbolic data = " << reads.symbolicData
                  << ", unknown (pointer-typed input) = " << reads.unknownTyped
                  << ", unknown (too many targets) = " << reads.unknownTooMany
-                 << ", unknown (over the read budget) = " << reads.unknownBudget
-                 << ", unknown (timed out before, on any path) = " << reads.unknownTimedOut << "\n";
+                 << ", unknown (over the read budget) = " << reads.unknownBudget << "\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
                  << ", no isomorphism = " << s.miss_no_iso << "\n";
@@ -114,8 +113,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                      {"symbolic_data", reads.symbolicData},
                                      {"unknown_typed", reads.unknownTyped},
                                      {"unknown_too_many", reads.unknownTooMany},
-                                     {"unknown_budget", reads.unknownBudget},
-                                     {"unknown_timed_out", reads.unknownTimedOut}};
+                                     {"unknown_budget", reads.unknownBudget}};
 }
 
 void writeStats(klee::InterpreterHandler &handler, llvm::json::Object json) {

@@ -242,11 +242,6 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
     return true;
   }
-  if (ctx.timedOut.count(e)) {
-    ctx.reads.unknownTimedOut++;
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
-    return true;
-  }
   klee::ResolutionList rl;
   klee::TimingSolver *solver = &ctx.host->ownSolver();
   // KLEE's scan asks the solver object after object; a wide address could take minutes,
@@ -254,11 +249,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   auto t0 = std::chrono::steady_clock::now();
   bool incomplete = state.addressSpace.resolve(state, solver, e, rl, PspaMaxResolutions,
                                                klee::time::Span(std::to_string(PspaMaxResolveMillis) + "ms"));
-  auto took = std::chrono::steady_clock::now() - t0;
-  resolving += took;
-  if (incomplete && rl.size() < PspaMaxResolutions &&
-      took >= std::chrono::milliseconds(PspaMaxResolveMillis) && ctx.timedOut.size() < 4096)
-    ctx.timedOut.insert(e);
+  resolving += std::chrono::steady_clock::now() - t0;
   if (incomplete || rl.size() >= PspaMaxResolutions) {
     ctx.reads.unknownTooMany++;
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});

@@ -6,8 +6,6 @@
 #include "clients.h"
 #include "pspa/state_view.h"
 
-#include "klee/Expr/ExprHashMap.h"
-
 #include "lib/Core/ExecutionState.h"
 #include "lib/Core/Memory.h"
 
@@ -31,7 +29,6 @@ struct ReadStats {
   std::uint64_t unknownTyped = 0;     // symbolic input in a pointer-typed slot: unknown target
   std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
   std::uint64_t unknownBudget = 0;    // a symbolic address past --pspa-max-read-ms: unknown
-  std::uint64_t unknownTimedOut = 0;  // an address whose resolution timed out before: unknown
 };
 
 /// What reading states needs from the plugin, and keeps from one read to the next.
@@ -47,10 +44,6 @@ struct ReadContext {
   std::vector<const klee::MemoryObject *> globalObjects;
   std::unordered_map<std::uint64_t, const klee::MemoryObject *> globalById;
   bool globalsFound = false;
-  /// Symbolic addresses whose resolution ran out of time: unknown targets from then on, on
-  /// every path (an unknown target is always a sound answer; asking again under another
-  /// path's constraints cost a second on libtiff's state each time).
-  klee::ExprHashSet timedOut;
   ReadStats reads;
 };
 
