@@ -94,6 +94,9 @@ private:
   /// that may end the path themselves (an error inside them) are recovered first, as KLEE
   /// alone would have reported that error; true then (the call is held).
   bool cleanEnd(klee::ExecutionState &state, PathState &p, klee::KInstruction *ki);
+  /// Recovers the oldest pending call that may end the path, and holds the call `ki` (it
+  /// runs again after the recovery); false when none may.
+  bool recoverOneThatMayEnd(klee::ExecutionState &state, PathState &p, klee::KInstruction *ki);
   /// A call of a declared function (KLEE's handlers, externals); true when held.
   bool declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
                     std::vector<klee::ref<klee::Expr>> &args);

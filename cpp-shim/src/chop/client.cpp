@@ -47,7 +47,6 @@
 
 using namespace llvm;
 using pspa_plugin::chop::allMarked;
-using pspa_plugin::chop::mark;
 using pspa_plugin::chop::unwatch;
 using pspa_plugin::chop::where;
 
@@ -454,7 +453,7 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
   // The oldest pending call that may have written these bytes, not written since.
   for (std::size_t i = 0; i < p.pending.size(); ++i) {
     Pending &q = p.pending[i];
-    if (mo->id >= q.snap->firstNew)
+    if (!q.snap->saw(mo))
       continue; // allocated after the skip: the call never saw it
     if (isWrite) {
       if (ce) {
@@ -491,15 +490,20 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
   return false;
 }
 
+bool ChopClient::recoverOneThatMayEnd(klee::ExecutionState &state, PathState &p, klee::KInstruction *ki) {
+  for (std::size_t i = 0; i < p.pending.size(); ++i)
+    if (mayEnd(*p.pending[i].snap)) {
+      ++endRecoveries;
+      recover(state, p, i, ki);
+      state.pc = state.prevPC; // the call runs again after the recovery
+      return true;
+    }
+  return false;
+}
+
 bool ChopClient::cleanEnd(klee::ExecutionState &state, PathState &p, klee::KInstruction *ki) {
-  if (chop::skippedErrors())
-    for (std::size_t i = 0; i < p.pending.size(); ++i)
-      if (mayEnd(*p.pending[i].snap)) {
-        ++endRecoveries;
-        recover(state, p, i, ki);
-        state.pc = state.prevPC;
-        return true;
-      }
+  if (chop::skippedErrors() && recoverOneThatMayEnd(state, p, ki))
+    return true;
   for (Pending &q : p.pending) {
     if (q.result)
       unwatch(state);
@@ -538,14 +542,7 @@ bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *k
     // (exit, abort, a failed assertion, as its analysis says) comes first in program
     // order: it is recovered before, so that the path reports what the program does
     // first, and never an error past a call that ended it. Then the handler runs again.
-    for (std::size_t i = 0; i < p.pending.size(); ++i)
-      if (mayEnd(*p.pending[i].snap)) {
-        ++endRecoveries;
-        recover(state, p, i, ki);
-        state.pc = state.prevPC;
-        return true;
-      }
-    return false;
+    return recoverOneThatMayEnd(state, p, ki);
   }
   // KLEE's own handlers (SpecialFunctionHandler.cpp's table) touch no memory of the
   // program but what the hooks see; those that end the path read only constant strings.
@@ -637,14 +634,14 @@ bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObjec
     endRecovery(state);
     return true;
   }
-  if (rec && mo->id < rec->snap->firstNew && !allocatedBelow(*rec, mo)) {
+  if (rec && rec->snap->saw(mo) && !allocatedBelow(*rec, mo)) {
     fallBack(state, "freed an object the path freed after the skip");
     return true;
   }
   // A pending call that may have freed (models: free writes its object) or written the
   // object runs first: its free is older, and a double free is reported at the path's.
   for (std::size_t i = 0; i < p.pending.size(); ++i) {
-    if (mo->id >= p.pending[i].snap->firstNew || !mayWrite(*p.pending[i].snap, mo, 0, 0, false))
+    if (!p.pending[i].snap->saw(mo) || !mayWrite(*p.pending[i].snap, mo, 0, 0, false))
       continue;
     recover(state, p, i, state.prevPC, mo, 0, 0, false);
     return true;

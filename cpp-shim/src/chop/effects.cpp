@@ -5,7 +5,6 @@
 
 #include "chop/chop.h"
 #include "chop/options.h"
-#include "chop/searcher.h"
 
 #include "klee/Module/Cell.h"
 #include "klee/Module/KInstruction.h"
@@ -22,10 +21,6 @@
 #include <cassert>
 
 using namespace llvm;
-using pspa_plugin::chop::allMarked;
-using pspa_plugin::chop::mark;
-using pspa_plugin::chop::unwatch;
-using pspa_plugin::chop::where;
 
 namespace pspa_plugin {
 
@@ -47,7 +42,7 @@ void ChopClient::recordEffect(const klee::ExecutionState &r, const PathState &rp
       e->wrote.emplace_back(mo, std::move(bytes));
   }
   for (auto it = r.addressSpace.objects.begin(); it != r.addressSpace.objects.end(); ++it)
-    if (it->first->id >= snap.firstNew && !it->first->isLocal)
+    if (!snap.saw(it->first) && !it->first->isLocal)
       e->allocated.emplace_back(it->first, new klee::ObjectState(*it->second.get()));
   for (auto it = snap.state->addressSpace.objects.begin(); it != snap.state->addressSpace.objects.end(); ++it)
     if (!r.addressSpace.findObject(it->first))

@@ -24,10 +24,7 @@
 #include <cassert>
 
 using namespace llvm;
-using pspa_plugin::chop::allMarked;
-using pspa_plugin::chop::mark;
 using pspa_plugin::chop::unwatch;
-using pspa_plugin::chop::where;
 
 namespace pspa_plugin {
 
@@ -157,7 +154,7 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
   // Objects the call allocated and did not free; objects it freed.
   for (auto it = r.addressSpace.objects.begin(); it != r.addressSpace.objects.end(); ++it) {
     const klee::MemoryObject *mo = it->first;
-    if (mo->id >= snap.firstNew && !mo->isLocal && !t.addressSpace.findObject(mo))
+    if (!snap.saw(mo) && !mo->isLocal && !t.addressSpace.findObject(mo))
       t.addressSpace.bindObject(mo, new klee::ObjectState(*it->second.get()));
   }
   for (auto it = snap.state->addressSpace.objects.begin(); it != snap.state->addressSpace.objects.end(); ++it) {
