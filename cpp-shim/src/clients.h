@@ -151,15 +151,6 @@ public:
     return &(map[&child] = std::move(copy));
   }
   void erase(const klee::ExecutionState &s) { map.erase(&s); }
-  /// Moves out the path's data (a default one if it has none).
-  T take(const klee::ExecutionState &s) {
-    auto it = map.find(&s);
-    if (it == map.end())
-      return T();
-    T out = std::move(it->second);
-    map.erase(it);
-    return out;
-  }
   auto begin() { return map.begin(); }
   auto end() { return map.end(); }
 
