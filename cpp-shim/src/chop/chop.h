@@ -10,6 +10,7 @@
 #include "chop/path.h"
 #include "clients.h"
 
+#include <chrono>
 #include <map>
 #include <set>
 #include <string>
@@ -78,6 +79,9 @@ private:
   /// Whether the call of `s` may constrain the input (reach a call of klee_assume other than
   /// KLEE's concretization), past-sensitively (analysed now).
   bool mayAssume(Snapshot &s);
+  /// Whether the process's heap is over KLEE's --max-memory (checked at most every 20 ms):
+  /// no call is skipped then.
+  bool atMemoryCap();
   /// Analyse the skipped call of `s` once, from its snapshot joined with the post-states
   /// of the older skips pending then (analysed first).
   void analyse(Snapshot &s);
@@ -147,6 +151,9 @@ private:
   /// The functions whose call may constrain the input (`mayAssume`), as the bridge takes them.
   std::vector<std::size_t> constrainers;
   chop::Searcher *searcher = nullptr;
+  unsigned maxMemoryMB = 0; // KLEE's --max-memory (0: none)
+  bool memoryCapped = false;
+  std::chrono::steady_clock::time_point lastMemoryCheck{};
   PerState<PathState> paths;
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
   const klee::ExecutionState *completing = nullptr;
@@ -154,7 +161,8 @@ private:
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
                 externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,
-                triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0, privateLocalAnswers = 0, constrainedCalls = 0;
+                triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0, privateLocalAnswers = 0, constrainedCalls = 0,
+                memoryCapCalls = 0;
 };
 
 } // namespace pspa_plugin

@@ -24,6 +24,7 @@
 #include "klee/Statistics/Statistic.h"
 #include "klee/Support/ErrorHandling.h"
 #include "klee/Support/OptionCategories.h"
+#include "klee/System/MemoryUsage.h"
 
 #include "lib/Core/ExecutionState.h"
 #include "lib/Core/Executor.h"
@@ -93,6 +94,11 @@ bool endsPath(const Function &f) { return f.doesNotReturn() || endingHandlers().
 } // namespace
 
 ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
+  // KLEE's --max-memory, from its registered option (Executor.cpp keeps it file-local).
+  auto &registered = cl::getRegisteredOptions();
+  auto mm = registered.find("max-memory");
+  if (mm != registered.end())
+    maxMemoryMB = static_cast<cl::opt<unsigned> *>(mm->second)->getValue();
   // What may constrain the input: the functions that call klee_assume directly, except
   // KLEE's concretization; klee_assume itself if its address is taken (then any indirect
   // call may be one).
@@ -287,6 +293,15 @@ bool ChopClient::beforeCall(CallSite &c) {
   unsigned line = ki && ki->info ? ki->info->line : 0;
   if (!sk->second.empty() && !sk->second.count(line))
     return false;
+  if (atMemoryCap()) {
+    // A snapshot keeps the state's objects alive while the path writes its own copies:
+    // over KLEE's cap, the call runs instead, so the plugin adds nothing KLEE cannot free
+    // by ending states.
+    if (memoryCapCalls++ == 0)
+      klee::klee_warning("pspa chop: over --max-memory: skipped functions' calls run (no snapshot) "
+                         "while the cap is exceeded (further cases only counted)");
+    return false;
+  }
   chop::FunctionStats &fs = stats[f->getName().str()];
   PathState &p = paths[state];
   // This call again (a loop): the result of its last skip is no longer the register's.
@@ -322,6 +337,20 @@ bool ChopClient::beforeCall(CallSite &c) {
   ++fs.snapshots;
   ++chop::snapshotsStat();
   return true;
+}
+
+bool ChopClient::atMemoryCap() {
+  if (!maxMemoryMB)
+    return false;
+  // mallinfo is O(free chunks), as KLEE's own check says: at most every 20 ms. Every
+  // allocation of the process counts (snapshots, the Rust core's), as in KLEE's figure;
+  // KLEE's deterministic allocator's mapped pages do not.
+  auto now = std::chrono::steady_clock::now();
+  if (now - lastMemoryCheck < std::chrono::milliseconds(20))
+    return memoryCapped;
+  lastMemoryCheck = now;
+  memoryCapped = (klee::util::GetTotalMallocUsage() >> 20U) > maxMemoryMB;
+  return memoryCapped;
 }
 
 void ChopClient::analyse(Snapshot &s) {

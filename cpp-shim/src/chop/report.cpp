@@ -42,6 +42,7 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                     {"dropped_at_end", droppedAtEnd},
                                     {"private_local_answers", privateLocalAnswers},
                                     {"constrained_calls_run", constrainedCalls},
+                                    {"memory_cap_calls", memoryCapCalls},
                                     {"snapshot_s", snapshotSeconds},
                                     {"skip_analysis_s", analysisSeconds},
                                     {"recovery_instructions", recoveryInstructions}};
@@ -64,7 +65,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
   llvm::errs() << "KLEE: done: pspa chop: functions not skipped (noreturn, or constrain the input) = " << refusedSkips
                << ", calls by invoke run (not skipped) = " << invokeCalls
                << ", recovered before the path ends (the call may end it) = " << endRecoveries
-               << ", calls run because they may constrain the input (past-sensitive) = " << constrainedCalls << "\n";
+               << ", calls run because they may constrain the input (past-sensitive) = " << constrainedCalls
+               << ", calls run over --max-memory (no snapshot) = " << memoryCapCalls << "\n";
   llvm::errs() << "KLEE: done: pspa chop: pending calls dropped at a clean path end (exit: their writes could only be output) = "
                << droppedAtEnd << ", loads of locals whose address never leaves their function (no analysis) = "
                << privateLocalAnswers << "\n";
