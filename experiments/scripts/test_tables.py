@@ -346,6 +346,65 @@ def test_until_error(tmp):
     assert seen["memcpy.c:29"] is None and seen["decoding.c:9"] is None, seen
 
 
+COV_LIB = """int used(int x) {
+  if (x > 100)
+    return 1;
+  return 2;
+}
+
+int skipped(int x) {
+  return x * 3;
+}
+
+int never(int x) {
+  return x - 1;
+}
+"""
+
+COV_MAIN = """int used(int);
+int skipped(int);
+int main(void) { return used(7) + skipped(1) == 5 ? 0 : 1; }
+"""
+
+
+def test_coverage(tmp):
+    """coverage.py's counting (Table 2), on a library built with gcov and a stand-in test
+    (the native program ignores KTEST_FILE and runs once per test). By hand: the library's
+    instrumented lines are used's 4 (1, 2, 3, 4: the opening line, the test, both returns),
+    skipped's 2 and never's 2: 8. One run covers used's 1, 2, 4 (x = 7: not `return 1`) and
+    skipped's 2: 5 of 8. With --skip skipped: 3 of 6. A test of a path cut short (.early)
+    is not replayed: with only that test, nothing is covered."""
+    cov = os.path.join(tmp, "cov")
+    os.makedirs(cov)
+    with open(os.path.join(cov, "lib.c"), "w") as f:
+        f.write(COV_LIB)
+    with open(os.path.join(tmp, "main.c"), "w") as f:
+        f.write(COV_MAIN)
+    subprocess.run(["gcc", "--coverage", "-O0", "-c", "lib.c", "-o", "lib.o"], cwd=cov, check=True)
+    native = os.path.join(tmp, "native")
+    subprocess.run(["gcc", "-O0", os.path.join(tmp, "main.c"), os.path.join(cov, "lib.o"), "--coverage", "-o", native],
+                   check=True)
+    kdir = os.path.join(tmp, "klee")
+    os.makedirs(kdir)
+    open(os.path.join(kdir, "test000001.ktest"), "w").close()
+    script = os.path.join(HERE, "coverage.py")
+
+    def measure(*extra):
+        out = os.path.join(tmp, "cov.json")
+        subprocess.run([sys.executable, script, native, kdir, cov, out, *extra], check=True)
+        return json.load(open(out))
+
+    c = measure()
+    assert (c["covered"], c["lines"], c["tests"]) == (5, 8, 1), c
+    c = measure("--skip", "skipped:12,other")
+    assert (c["covered"], c["lines"]) == (3, 6), c
+    # the replays left no .gcda beside the objects: each measure has its own prefix
+    assert not [n for n in os.listdir(cov) if n.endswith(".gcda")], os.listdir(cov)
+    open(os.path.join(kdir, "test000001.early"), "w").close()
+    c = measure()
+    assert (c["covered"], c["lines"], c["tests"]) == (0, 8, 0), c
+
+
 def main():
     if sys.argv[1:2] == ["--compare"]:
         for pair in sys.argv[2:]:
@@ -364,10 +423,12 @@ def main():
         test_profile(tmp)
     with tempfile.TemporaryDirectory() as tmp:
         test_until_error(tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        test_coverage(tmp)
     if "-v" in sys.argv:
         print(cost_md)
     print("test_tables: ok (timed-runs.py order and layout; cost and table3 medians, ratios, implied slowdowns; "
-          "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs; until-error.py's judge)")
+          "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs; until-error.py's judge; coverage.py's counting)")
 
 
 if __name__ == "__main__":
