@@ -844,8 +844,8 @@ def table5(res, progs):
     per_program_log_plot(fg, ax, progs, "all-path wall time (s); top = time limit", os.path.join(res, "table5.png"))
 
 
-T4_RUNS = [("vanilla", "KLEE alone"), ("spa", "SPA"), ("pspa", "PSPA"),
-           ("spa-nosearch", "SPA, KLEE's searcher"), ("pspa-nosearch", "PSPA, KLEE's searcher")]
+T4_RUNS = [(f"{m}-{s}", f"{name}, {label}") for s, label in (("dfs", "DFS"), ("random-path", "random-path"))
+           for m, name in (("vanilla", "KLEE alone"), ("spa", "SPA"), ("pspa", "PSPA"))]
 
 
 def table4(res, cves):
@@ -854,26 +854,26 @@ def table4(res, cves):
     cves = cves[1:]
     T4 = [(k, n) for k, n in T4_RUNS if k in made]
     header = ["CVE", "location"] + [name for _, name in T4] + \
-             [f"recoveries {name}" for key, name in T4 if key != "vanilla"]
+             [f"recoveries {name}" for key, name in T4 if not key.startswith("vanilla")]
     rows, found = [], {}
     for c in cves:
         runs = {}
         for key, _ in T4:
             d = os.path.join(res, "runs", c, f"t4-{key}")
             r = json.load(open(os.path.join(d, "result.json")))
-            runs[key] = (r, None if key == "vanilla" else stats_of(d)["chop"]["recovery_states"])
+            runs[key] = (r, None if key.startswith("vanilla") else stats_of(d)["chop"]["recovery_states"])
         for loc in runs[T4[0][0]][0]["locations"]:
             times = [runs[k][0]["locations"].get(loc) for k, _ in T4]
             for (k, _), t in zip(T4, times):
                 found.setdefault(k, []).append(t)
             rows.append([c, loc] + [mmss(t) if t is not None else "TO" for t in times] +
-                        [runs[k][1] for k, _ in T4 if k != "vanilla"])
+                        [runs[k][1] for k, _ in T4 if not k.startswith("vanilla")])
     notes = ("Time (minutes:seconds) from KLEE's start to its first error whose stack passes through the location "
              "(any frame outside the C library, as Chopper's `--error-location` judged it: an overflow inside uclibc's "
-             "memcpy counts at its caller's line), DFS; TO: not reached within the time limit (`table4_time`). Chopped runs skip the "
-             "Chopper experiments' functions (config.yaml `table4`), with the chopping-aware searcher (recovery "
-             "states first) or with KLEE's alone (`--pspa-chop-searcher=off`). Recoveries: recovery states started "
-             "in the run (up to the last location found or the limit).\n\n")
+             "memcpy counts at its caller's line), DFS and random-path; TO: not reached within the time limit (`table4_time`). "
+             "Chopped runs skip the Chopper experiments' functions (config.yaml `table4`), with the chopping-aware "
+             "searcher (recovery states first, then KLEE's). Recoveries: recovery states started in the run (up to the "
+             "last location found or the limit).\n\n")
     summary = [f"{name}: {sum(1 for t in found.get(k, []) if t is not None)} of {len(found.get(k, []))} locations reached"
                for k, name in T4]
     write(res, "table4", header, rows, notes + "\n".join(summary) + "\n")
