@@ -9,10 +9,9 @@
 //   (its analysis says it does not: it writes `t` only) and the load of `shared` asks the
 //   analysis once.
 // Run 1 (keep = 0): after the skip of drop, main touches keep, rc and parts.a only: 0
-// analyses. Each access asked about: the load of rc for `rc > 0` (once, before the fork);
-// where it holds, parts.a, the store to rc (a write asks whether the call may have freed
-// the object), keep, and not the returned rc (the path wrote it since the skip: newer, not
-// asked); on the other path keep and rc: 1 + 3 + 2 = 6 answered without analysis.
+// analyses. Each access is answered once, whatever the pending calls: the load of rc for
+// `rc > 0` (once, before the fork); where it holds, parts.a, the store to rc, keep and the
+// returned rc; on the other path keep and rc: 1 + 4 + 2 = 7 answered without analysis.
 // Run 2 (keep = 1): main also loads `shared`: the one analysis of the run.
 // Both: 0 recoveries (drop's write of t is never read), the skip dropped at exit.
 // RUN: %clang %s -o %t.bc
@@ -20,7 +19,7 @@
 // RUN: %klee --skip-functions=drop --output-dir=%t.one %t.bc 0 2>&1 | %FileCheck %s --check-prefix=ONE
 // ONE: KLEE: done: pspa calls analysed = 0
 // ONE: KLEE: done: recovery states = 0
-// ONE: loads of locals whose address never leaves their function (no analysis) = 6
+// ONE: loads of locals whose address never leaves their function (no analysis) = 7
 // RUN: %klee --skip-functions=drop --output-dir=%t.two %t.bc 1 2>&1 | %FileCheck %s --check-prefix=TWO
 // TWO: KLEE: done: pspa calls analysed = 1
 // TWO: KLEE: done: recovery states = 0

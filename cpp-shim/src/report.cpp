@@ -69,6 +69,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", symbolic addresses = " << reads.symbolicAddress << ", symbolic data = " << reads.symbolicData
                  << ", unknown (pointer-typed input) = " << reads.unknownTyped
                  << ", unknown (too many targets) = " << reads.unknownTooMany
+                 << ", unknown (read from memory, not a pointer field) = " << reads.unknownUntyped
                  << ", unknown (over the read budget) = " << reads.unknownBudget << "\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
@@ -113,6 +114,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                      {"symbolic_data", reads.symbolicData},
                                      {"unknown_typed", reads.unknownTyped},
                                      {"unknown_too_many", reads.unknownTooMany},
+                                     {"unknown_untyped", reads.unknownUntyped},
                                      {"unknown_budget", reads.unknownBudget}};
 }
 

@@ -148,38 +148,40 @@ Type *KleeStateView::typeOf(const klee::MemoryObject *mo) const {
   return c == ctx.castTypes.end() ? nullptr : c->second;
 }
 
-/// Whether a symbolic value may be built from an address: it has a pointer-wide constant
-/// in it that is an object's or a function's address (pointer arithmetic on symbolic
-/// input keeps its base: `base + 4 * i`), or it reads memory that may hold one: an
-/// object's concrete contents (a constant array: what a load at a symbolic index from a
-/// table of pointers reads) or bytes written since the array was made (its update list).
-/// Symbolic input bytes alone (reads of a symbolic array nobody wrote) hold no address.
-/// A large expression is assumed to hold one (conservative: it is then resolved).
-bool KleeStateView::holdsAddress(const klee::ref<klee::Expr> &e) const {
+/// Whether a symbolic value may be built from an address, and how: `Constant` when it has
+/// a pointer-wide constant in it that is an object's or a function's address (pointer
+/// arithmetic on symbolic input keeps its base: `base + 4 * i`); `Memory` when it only
+/// reads memory that may hold one: an object's concrete contents (a constant array: what
+/// a load at a symbolic index from a table of pointers reads) or bytes written since the
+/// array was made (its update list). Symbolic input bytes alone (reads of a symbolic array
+/// nobody wrote) hold no address (`None`). A large expression is assumed to hold a
+/// constant one (conservative: it is then resolved).
+KleeStateView::AddressSource KleeStateView::holdsAddress(const klee::ref<klee::Expr> &e) const {
   unsigned width = klee::Context::get().getPointerWidth();
   std::vector<klee::ref<klee::Expr>> work{e};
   unsigned seen = 0;
+  AddressSource found = AddressSource::None;
   while (!work.empty()) {
     klee::ref<klee::Expr> x = work.back();
     work.pop_back();
     if (++seen > 256)
-      return true;
+      return AddressSource::Constant;
     if (auto *ce = dyn_cast<klee::ConstantExpr>(x)) {
       if (ce->getWidth() != width)
         continue;
       std::uint64_t v = ce->getZExtValue();
       klee::ObjectPair op;
       if (v && (ctx.executor->getFunctionAt(v) || state.addressSpace.resolveOne(ce, op)))
-        return true;
+        return AddressSource::Constant;
       continue;
     }
     if (auto *re = dyn_cast<klee::ReadExpr>(x))
       if (re->updates.root->isConstantArray() || re->updates.head)
-        return true;
+        found = AddressSource::Memory;
     for (unsigned i = 0; i < x->getNumKids(); ++i)
       work.push_back(x->getKid(i));
   }
-  return false;
+  return found;
 }
 
 /// A concrete pointer-sized value: null, a function's address, an address in an object,
@@ -217,7 +219,8 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     ctx.reads.concrete++;
     return concreteTarget(ce->getZExtValue(), out);
   }
-  if (!holdsAddress(e)) {
+  AddressSource source = holdsAddress(e);
+  if (source == AddressSource::None) {
     // Symbolic input with no address in it. Where the type says pointer, the program will
     // use it as one and it may equal any address: an unknown target keeps the clients
     // conservative for everything it may reach. Elsewhere it is data (an input buffer, a
@@ -229,6 +232,17 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     } else {
       ctx.reads.symbolicData++;
     }
+    return true;
+  }
+  if (source == AddressSource::Memory && !pointerTyped) {
+    // A slot not typed as a pointer whose value only reads memory (a table, bytes written
+    // at symbolic offsets): an address there would be one the program stored as an
+    // integer. Resolving it asks the solver object by object (libtiff's directory fields
+    // read from the file took 1 s each, to find no object); an unknown target is the
+    // conservative answer, and changes nothing where the program never uses the field
+    // as a pointer.
+    ctx.reads.unknownUntyped++;
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
     return true;
   }
   // A symbolic address: every object it may point into (KLEE's own resolution), at an

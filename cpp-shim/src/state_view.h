@@ -28,6 +28,7 @@ struct ReadStats {
   std::uint64_t symbolicData = 0;     // symbolic input in a slot not typed as a pointer: data
   std::uint64_t unknownTyped = 0;     // symbolic input in a pointer-typed slot: unknown target
   std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
+  std::uint64_t unknownUntyped = 0;   // read from memory into a slot not typed as a pointer: unknown
   std::uint64_t unknownBudget = 0;    // a symbolic address past --pspa-max-read-ms: unknown
 };
 
@@ -68,7 +69,8 @@ public:
 private:
   bool targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const;
   bool concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
-  bool holdsAddress(const klee::ref<klee::Expr> &e) const;
+  enum class AddressSource { None, Constant, Memory };
+  AddressSource holdsAddress(const klee::ref<klee::Expr> &e) const;
   llvm::Type *typeOf(const klee::MemoryObject *mo) const;
   const klee::MemoryObject *find(std::uint64_t id) const;
 
