@@ -47,7 +47,6 @@
 #include <string>
 
 using namespace llvm;
-using pspa_plugin::chop::allMarked;
 using pspa_plugin::chop::unwatch;
 using pspa_plugin::chop::where;
 
@@ -323,6 +322,7 @@ bool ChopClient::beforeCall(CallSite &c) {
   snap->state = state.copy();
   fs.snapshotSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   snap->before = p.pending;
+  snap->stamps = p.stamps; // shared: the path copies an object's stamps when it writes it
   if (checkConstrain.count(f) && mayAssume(*snap)) {
     ++constrainedCalls; // run, not skipped: its recovery could contradict the path
     return false;
@@ -331,7 +331,7 @@ bool ChopClient::beforeCall(CallSite &c) {
   // Invariant: pending calls oldest first (seqs increase). The post-state of the youngest
   // covers the older ones' (analyses join it alone), and recoveries go oldest first.
   assert((p.pending.empty() || p.pending.back().snap->seq < snap->seq) && "pending skips oldest first");
-  p.pending.push_back(Pending{snap, result, {}});
+  p.pending.push_back(Pending{snap, result});
   if (result)
     ++state.pluginWatch; // its uses are held until the call is recovered
   ++fs.snapshots;
@@ -443,6 +443,14 @@ bool ChopClient::mayWrite(Snapshot &s, const klee::MemoryObject *mo, std::uint64
   analyse(s);
   if (!s.answer || !pspa::answer_ok(**s.answer))
     return true; // no answer: the call may write anything
+  auto any = s.mayWriteAnyOf.find(mo->id);
+  if (any == s.mayWriteAnyOf.end())
+    any = s.mayWriteAnyOf
+              .emplace(mo->id, pspa::answer_may_write(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew), 0,
+                                                      0, false))
+              .first;
+  if (!any->second || !known)
+    return any->second; // none of its bytes; or the whole object asked
   return pspa::answer_may_write(host.analysisEngine(), **s.answer, liveObject(mo, s.firstNew), off, bytes, known);
 }
 
@@ -489,6 +497,8 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
       p.written(mo, ce ? off : 0, ce ? bytes : mo->size, chop::PathWrite);
     return false;
   }
+  // The bytes' oldest write: they were all written since a pending call iff it is newer.
+  unsigned since = ce && !isWrite ? p.minStamp(mo, off, bytes) : 0;
   // The oldest pending call that may have written these bytes, not written since.
   for (std::size_t i = 0; i < p.pending.size(); ++i) {
     Pending &q = p.pending[i];
@@ -510,8 +520,7 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
         continue;
       ++symbolicWriteRecoveries;
     } else {
-      auto nb = q.newer.find(mo);
-      if (ce && allMarked(nb == q.newer.end() ? nullptr : &nb->second, off, bytes))
+      if (ce && since > q.snap->seq)
         continue;
       if (!mayWrite(*q.snap, mo, off, bytes, ce != nullptr))
         continue;

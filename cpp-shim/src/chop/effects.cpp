@@ -68,13 +68,11 @@ void ChopClient::replayEffects(const PathState &p, const Snapshot &snap, klee::E
       if (!os)
         continue;
       // Written by the path after the call and before this snapshot: the snapshot's bytes.
-      auto nb = b.newer.find(mo);
-      const std::vector<bool> *newer = nb == b.newer.end() ? nullptr : &nb->second;
       std::vector<unsigned> &seen = by[mo];
       seen.resize(mo->size, 0);
       klee::ObjectState *w = r.addressSpace.getWriteable(mo, os);
       for (const chop::Effect::Byte &x : bytes) {
-        if ((newer && x.at < newer->size() && (*newer)[x.at]) || x.at >= mo->size || seen[x.at] > x.by)
+        if (chop::newerIn(snap.stamps, b.snap->seq, mo, x.at) || x.at >= mo->size || seen[x.at] > x.by)
           continue;
         w->write(x.at, x.value);
         seen[x.at] = x.by;

@@ -8,6 +8,7 @@
 #include "lib/Core/ExecutionState.h"
 #include "lib/Core/Memory.h"
 
+#include <algorithm>
 #include <cassert>
 #include <limits>
 #include <map>
@@ -19,22 +20,16 @@
 
 namespace pspa_plugin::chop {
 
-/// Bytes [off, off + n) of an object of `size` bytes are marked.
-inline void mark(std::vector<bool> &bytes, std::size_t size, std::uint64_t off, std::uint64_t n) {
-  if (bytes.size() < size)
-    bytes.resize(size, false);
-  for (std::uint64_t i = off; i < off + n && i < size; ++i)
-    bytes[i] = true;
-}
+/// Per byte of an object, the newest write a path knows of, as a stamp: a byte is newer
+/// than pending skip q (written after q's call in program order) iff its stamp > q's seq.
+/// Shared between a path, its forks and its snapshots until one of them writes it.
+using Stamps = std::vector<unsigned>;
+using StampMap = std::map<const klee::MemoryObject *, std::shared_ptr<const Stamps>>;
 
-/// Whether bytes [off, off + n) are all marked.
-inline bool allMarked(const std::vector<bool> *bytes, std::uint64_t off, std::uint64_t n) {
-  if (!bytes)
-    return false;
-  for (std::uint64_t i = off; i < off + n; ++i)
-    if (i >= bytes->size() || !(*bytes)[i])
-      return false;
-  return true;
+/// Whether byte `i` of `mo` was written after the skip numbered `seq`, per `m`.
+inline bool newerIn(const StampMap &m, unsigned seq, const klee::MemoryObject *mo, std::uint64_t i) {
+  auto it = m.find(mo);
+  return it != m.end() && i < it->second->size() && (*it->second)[i] > seq;
 }
 
 /// A path stops waiting on a skipped call's result: KLEE asks beforeInstruction while
@@ -51,8 +46,6 @@ struct Pending {
   std::shared_ptr<Snapshot> snap;
   /// The call's result is used and not known yet: its first use recovers the call.
   bool result = false;
-  /// Per object (that existed at the skip), the bytes written after the skip.
-  std::map<const klee::MemoryObject *, std::vector<bool>> newer;
 };
 
 /// A skipped call: the state at the call (never run itself) and what the call needs.
@@ -65,14 +58,19 @@ struct Snapshot {
   std::vector<klee::ref<klee::Expr>> args;
   klee::ExecutionState *state = nullptr;
   std::uint64_t firstNew = 0;
-  /// The path's pending skips when this call was skipped (its recovery's).
+  /// The path's pending skips when this call was skipped, and its write stamps then (its
+  /// recovery's).
   std::vector<Pending> before;
+  StampMap stamps;
   Answer answer;
   bool analysed = false;
   /// mayEnd's answer (-1: not asked yet).
   int mayEnd = -1;
   /// mayFree's answers by object id: it is asked at every write into an older object.
   std::unordered_map<std::uint64_t, bool> mayFreeOf;
+  /// Whether the call may write any byte of an object, by object id: with many calls
+  /// pending, every access asks each of them, and most objects are outside each mod set.
+  std::unordered_map<std::uint64_t, bool> mayWriteAnyOf;
   /// Whether the call could have touched `mo`: it existed when the call was skipped.
   bool saw(const klee::MemoryObject *mo) const { return mo->id < firstNew; }
   ~Snapshot() { delete state; }
@@ -117,6 +115,10 @@ constexpr unsigned PathWrite = std::numeric_limits<unsigned>::max();
 
 struct PathState {
   std::vector<Pending> pending; // oldest first
+  /// The ordering rule's memory: per object, each byte's newest write (see Stamps). Kept
+  /// per path, not per pending skip: a path with a thousand skips pending (a free-like
+  /// function called per node) copied a thousand byte maps at every fork and snapshot.
+  StampMap stamps;
   /// Recovered calls' effects, by the seq of each call they cover (the call and those
   /// recovered inside it), kept while a pending skip's snapshot predates them.
   std::map<unsigned, std::shared_ptr<const Effect>> effects;
@@ -129,17 +131,54 @@ struct PathState {
   bool runCall = false; // a recovery state about to run its call
   bool dead = false;    // its recoveries all ended in errors
 
+  /// Whether byte `i` of `mo` was written after pending skip `q`'s call (program order).
+  bool newer(const Pending &q, const klee::MemoryObject *mo, std::uint64_t i) const {
+    return newerIn(stamps, q.snap->seq, mo, i);
+  }
+  /// The oldest stamp among bytes [off, off + n) of `mo` (0: one was never written): the
+  /// bytes were all written after pending skip q's call iff it is > q's seq.
+  unsigned minStamp(const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t n) const {
+    auto it = stamps.find(mo);
+    if (it == stamps.end())
+      return 0;
+    unsigned m = std::numeric_limits<unsigned>::max();
+    for (std::uint64_t i = off; i < off + n; ++i)
+      m = std::min(m, i < it->second->size() ? (*it->second)[i] : 0u);
+    return m;
+  }
+  /// Whether any byte of `mo` was written after `q`'s call.
+  bool anyNewer(const Pending &q, const klee::MemoryObject *mo) const {
+    auto it = stamps.find(mo);
+    if (it == stamps.end())
+      return false;
+    for (unsigned st : *it->second)
+      if (st > q.snap->seq)
+        return true;
+    return false;
+  }
+
   /// The ordering rule. Bytes [off, off + n) of `mo` now hold the write of call `by`
   /// (`PathWrite`: the path's own). In program order that write comes after the pending
   /// skips older than `by` and before the younger ones: it is newer than the first (their
-  /// recoveries must not bring their bytes over it), not than the second.
+  /// recoveries must not bring their bytes over it), not than the second. As a stamp: `by`
+  /// itself, or for the path's own write one more than the youngest pending skip's seq
+  /// (skips taken later have larger seqs, so the write is older than them).
   void newerThanPending(const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t n, unsigned by) {
-    for (Pending &q : pending) {
-      if (q.snap->seq >= by)
-        break; // oldest first: the rest are younger too
-      if (q.snap->saw(mo))
-        mark(q.newer[mo], mo->size, off, n);
+    unsigned stamp = by;
+    if (by == PathWrite)
+      stamp = pending.empty() ? 0 : pending.back().snap->seq + 1;
+    if (stamp == 0)
+      return; // no pending skip: nothing it could be newer than
+    auto &slot = stamps[mo];
+    if (!slot || slot.use_count() > 1) {
+      auto copy = slot ? std::make_shared<Stamps>(*slot) : std::make_shared<Stamps>();
+      slot = copy;
     }
+    auto &st = const_cast<Stamps &>(*slot); // this path's own copy now
+    if (st.size() < mo->size)
+      st.resize(mo->size, 0);
+    for (std::uint64_t i = off; i < off + n && i < mo->size; ++i)
+      st[i] = std::max(st[i], stamp);
   }
   /// A write the path made (or a recovered call's, brought into it): the ordering rule,
   /// and in a recovery state the bytes are also its call's writes, held by `by` (by the
@@ -154,15 +193,30 @@ struct PathState {
         w[i] = by == PathWrite ? recovery->snap->seq : by;
     }
   }
+  /// With no skip pending the stamps can go: a later skip's seq is at least any of them,
+  /// so they could never make a byte newer than it.
+  void dropStampsIfIdle() {
+    if (pending.empty() && !recovery)
+      stamps.clear();
+  }
   /// Drops the recorded effects no pending skip needs: one is kept while a pending skip's
   /// snapshot predates the call (it was pending then).
   void dropUnneededEffects() {
-    std::set<unsigned> needed;
-    for (const Pending &q : pending)
-      for (const Pending &b : q.snap->before)
-        needed.insert(b.snap->seq);
     for (auto it = effects.begin(); it != effects.end();)
-      it = needed.count(it->first) ? std::next(it) : effects.erase(it);
+      it = predatesPendingSnapshot(it->first) ? std::next(it) : effects.erase(it);
+  }
+  /// Whether call `c` was pending when a skip still pending was taken. Those skips were
+  /// taken after c's and before c's recovery: they are consecutive in `pending`, so the
+  /// first one younger than c tells (its `before`, oldest first, is searched). Asking every
+  /// pending skip was quadratic with a thousand pending.
+  bool predatesPendingSnapshot(unsigned c) const {
+    auto q = std::upper_bound(pending.begin(), pending.end(), c,
+                              [](unsigned seq, const Pending &p) { return seq < p.snap->seq; });
+    if (q == pending.end())
+      return false;
+    const std::vector<Pending> &b = q->snap->before;
+    auto at = std::lower_bound(b.begin(), b.end(), c, [](const Pending &p, unsigned seq) { return p.snap->seq < seq; });
+    return at != b.end() && at->snap->seq == c;
   }
 };
 

@@ -43,6 +43,7 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   // frames are the snapshot's, and KLEE frees their locals when a state ends.
   PathState rp;
   rp.pending = snap->before;
+  rp.stamps = snap->stamps;
   rp.runCall = true;
   rp.recovery = std::make_shared<Recovery>();
   rp.recovery->dependent = &state;
@@ -134,16 +135,10 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
     const klee::ObjectState *to = t.addressSpace.findObject(mo);
     if (!ro || !to)
       continue; // freed by the call, or by the path since
-    const std::vector<bool> *newer = nullptr;
-    if (self) {
-      auto nb = self->newer.find(mo);
-      if (nb != self->newer.end())
-        newer = &nb->second;
-    }
     klee::ObjectState *w = t.addressSpace.getWriteable(mo, to);
     for (std::size_t i = 0; i < wrote.size() && i < mo->size; ++i) {
       unsigned by = wrote[i];
-      if (!by || (newer && i < newer->size() && (*newer)[i]))
+      if (!by || (self && tp.newer(*self, mo, i)))
         continue;
       w->write(i, ro->read8(i));
       // Held by the call that wrote it (the recovered call, or an older one recovered
@@ -164,7 +159,7 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
     // The path wrote it after the skip: in program order, a write after the free. A
     // write into an object in the call's may-free set recovers the call first, so this
     // counts what the may-free set missed (expected 0).
-    if (self && self->newer.count(mo) && writesAfterFree++ == 0)
+    if (self && tp.anyNewer(*self, mo) && writesAfterFree++ == 0)
       klee::klee_warning("pspa chop: the path wrote an object that the skipped %s frees, after the call "
                          "(a use after free KLEE alone reports; further cases only counted)",
                          snap.f->getName().str().c_str());
@@ -196,6 +191,7 @@ void ChopClient::apply(klee::ExecutionState &r, PathState &rp, klee::ExecutionSt
   tp.pending.erase(std::remove_if(tp.pending.begin(), tp.pending.end(), done), tp.pending.end());
   if (chop::replayEffects())
     tp.dropUnneededEffects();
+  tp.dropStampsIfIdle();
 }
 
 template <typename Pred> bool ChopClient::anyDown(const Recovery &rec, Pred pred) {
@@ -234,6 +230,7 @@ void ChopClient::fallBack(klee::ExecutionState &state, const char *why) {
                        rec->snap->f->getName().str().c_str(), why);
   PathState fp;
   fp.pending = rec->snap->before;
+  fp.stamps = rec->snap->stamps;
   fp.runCall = true;
   restartFrom(*rec->snap, state, std::move(fp));
   endRecovery(state);
