@@ -344,6 +344,10 @@ def test_until_error(tmp):
     ue.found(tmp, os.path.getmtime(path) - 2, seen)
     assert seen["decoding.c:137"] == 2 and seen["decoding.c:1092"] == 2, seen
     assert seen["memcpy.c:29"] is None and seen["decoding.c:9"] is None, seen
+    # written 2 s after the start: past a 1 s limit, it does not count
+    late = {"decoding.c:137": None}
+    ue.found(tmp, os.path.getmtime(path) - 2, late, limit=1)
+    assert late["decoding.c:137"] is None, late
 
 
 COV_LIB = """int used(int x) {

@@ -39,11 +39,17 @@ def locations(path):
     return out
 
 
-def found(out_dir, start, seen):
+def found(out_dir, start, seen, limit=None):
+    """Marks in `seen` the locations the errors of out_dir reach, at their files' times from
+    `start`; an error written after `limit` seconds (KLEE halting: it may take minutes to
+    stop) does not count."""
     for path in glob.glob(os.path.join(out_dir, "*.err")):
+        t = round(os.path.getmtime(path) - start, 2)
+        if limit is not None and t > limit:
+            continue
         for loc in locations(path):
             if loc in seen and seen[loc] is None:
-                seen[loc] = round(os.path.getmtime(path) - start, 2)
+                seen[loc] = t
 
 
 def main():
@@ -62,7 +68,7 @@ def main():
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
         while p.poll() is None:
             time.sleep(0.5)
-            found(a.output_dir, start, seen)
+            found(a.output_dir, start, seen, a.timeout)
             if all(v is not None for v in seen.values()) or time.time() - start > a.timeout:
                 p.send_signal(signal.SIGINT)
                 try:
@@ -71,7 +77,7 @@ def main():
                     p.kill()
                     p.wait()
                 break
-    found(a.output_dir, start, seen)
+    found(a.output_dir, start, seen, a.timeout)
     wall = round(time.time() - start, 2)
     json.dump({"locations": seen, "wall": wall, "all_found": all(v is not None for v in seen.values())},
               open(a.result, "w"), indent=1)
