@@ -82,6 +82,8 @@ private:
   /// Whether the process's heap is over KLEE's --max-memory (checked at most every 20 ms):
   /// no call is skipped then.
   bool atMemoryCap();
+  /// An object this large makes a path stop skipping (a snapshot would make KLEE copy it).
+  std::uint64_t hugeObjectBytes() const;
   /// Analyse the skipped call of `s` once, from its snapshot joined with the post-states
   /// of the older skips pending then (analysed first).
   void analyse(Snapshot &s);
@@ -162,7 +164,7 @@ private:
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
                 externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,
                 triggeredRecoveries = 0, spuriousRecoveries = 0, droppedAtEnd = 0, privateLocalAnswers = 0, constrainedCalls = 0,
-                memoryCapCalls = 0;
+                memoryCapCalls = 0, hugeObjectCalls = 0;
 };
 
 } // namespace pspa_plugin

@@ -292,6 +292,16 @@ bool ChopClient::beforeCall(CallSite &c) {
   unsigned line = ki && ki->info ? ki->info->line : 0;
   if (!sk->second.empty() && !sk->second.count(line))
     return false;
+  if (pp && pp->holdsHuge) {
+    // A snapshot shares the path's objects, so the path's next write into a huge one
+    // makes KLEE copy it whole (libtasn1 CVE-2012-1569's driver allocates 19.6 GB from a
+    // length it decodes: the kernel killed such runs). The path runs its calls from then on.
+    if (hugeObjectCalls++ == 0)
+      klee::klee_warning("pspa chop: a path allocated an object of %llu MB or more: its skipped functions' "
+                         "calls run from then on (further cases only counted)",
+                         static_cast<unsigned long long>(hugeObjectBytes() >> 20));
+    return false;
+  }
   if (atMemoryCap()) {
     // A snapshot keeps the state's objects alive while the path writes its own copies:
     // over KLEE's cap, the call runs instead, so the plugin adds nothing KLEE cannot free
@@ -337,6 +347,12 @@ bool ChopClient::beforeCall(CallSite &c) {
   ++fs.snapshots;
   ++chop::snapshotsStat();
   return true;
+}
+
+std::uint64_t ChopClient::hugeObjectBytes() const {
+  // A sixteenth of KLEE's cap (512 MB without one; 16 MB at least): large enough that no
+  // real data structure here comes near, small enough that two copies stay under the cap.
+  return std::max<std::uint64_t>(maxMemoryMB ? maxMemoryMB / 16 : 512, 16) << 20;
 }
 
 bool ChopClient::atMemoryCap() {
@@ -653,6 +669,8 @@ void ChopClient::afterReturn(klee::ExecutionState &state) {
 }
 
 void ChopClient::afterAlloc(klee::ExecutionState &state, const klee::MemoryObject *mo) {
+  if (mo->size >= hugeObjectBytes() && !isRecovery(&state))
+    paths[state].holdsHuge = true;
   PathState *pp = paths.find(state);
   if (!pp || !pp->recovery)
     return;

@@ -130,6 +130,7 @@ struct PathState {
   std::set<unsigned> nested;
   bool runCall = false; // a recovery state about to run its call
   bool dead = false;    // its recoveries all ended in errors
+  bool holdsHuge = false; // it allocated an object of hugeObjectBytes or more: no more skips
 
   /// Whether byte `i` of `mo` was written after pending skip `q`'s call (program order).
   bool newer(const Pending &q, const klee::MemoryObject *mo, std::uint64_t i) const {

@@ -43,6 +43,7 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                     {"private_local_answers", privateLocalAnswers},
                                     {"constrained_calls_run", constrainedCalls},
                                     {"memory_cap_calls", memoryCapCalls},
+                                    {"huge_object_calls", hugeObjectCalls},
                                     {"snapshot_s", snapshotSeconds},
                                     {"skip_analysis_s", analysisSeconds},
                                     {"recovery_instructions", recoveryInstructions}};
@@ -66,7 +67,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                << ", calls by invoke run (not skipped) = " << invokeCalls
                << ", recovered before the path ends (the call may end it) = " << endRecoveries
                << ", calls run because they may constrain the input (past-sensitive) = " << constrainedCalls
-               << ", calls run over --max-memory (no snapshot) = " << memoryCapCalls << "\n";
+               << ", calls run over --max-memory (no snapshot) = " << memoryCapCalls
+               << ", calls run on paths holding a huge object = " << hugeObjectCalls << "\n";
   llvm::errs() << "KLEE: done: pspa chop: pending calls dropped at a clean path end (exit: their writes could only be output) = "
                << droppedAtEnd << ", loads of locals whose address never leaves their function (no analysis) = "
                << privateLocalAnswers << "\n";
