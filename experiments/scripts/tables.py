@@ -861,7 +861,10 @@ def table4(res, cves):
         for key, _ in T4:
             d = os.path.join(res, "runs", c, f"t4-{key}")
             r = json.load(open(os.path.join(d, "result.json")))
-            runs[key] = (r, None if key.startswith("vanilla") else stats_of(d)["chop"]["recovery_states"])
+            # a run the kernel killed (out of memory) wrote no statistics: "killed"
+            killed = not os.path.exists(os.path.join(d, "klee", "pspa-stats.json"))
+            runs[key] = (r, None if key.startswith("vanilla") else
+                         "killed" if killed else stats_of(d)["chop"]["recovery_states"])
         for loc in runs[T4[0][0]][0]["locations"]:
             times = [runs[k][0]["locations"].get(loc) for k, _ in T4]
             for (k, _), t in zip(T4, times):
