@@ -409,6 +409,42 @@ def test_coverage(tmp):
     assert (c["covered"], c["lines"], c["tests"]) == (0, 8, 0), c
 
 
+FAKE_HALT = """import signal, sys, time
+n = [0]
+def h(s, f):
+    n[0] += 1
+    if n[0] == 1:
+        return  # swallowed, as Z3 does while it solves
+    if n[0] == 2:
+        print("KLEE: ctrl-c detected, requesting interpreter to halt.", file=sys.stderr, flush=True)
+        sys.exit(0)
+    print("KLEE: ctrl-c detected, exiting.", file=sys.stderr, flush=True)
+    sys.exit(1)
+signal.signal(signal.SIGINT, h)
+while True:
+    time.sleep(0.05)
+"""
+
+
+def test_halt(tmp):
+    """until-error.py's halt: the first SIGINT is swallowed (Z3), so it is sent again; once
+    the log says KLEE heard one, no more is sent (a second one KLEE hears makes it exit
+    without statistics: exit code 1 here)."""
+    spec = importlib.util.spec_from_file_location("until_error", os.path.join(HERE, "until-error.py"))
+    ue = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ue)
+    script, log = os.path.join(tmp, "fake.py"), os.path.join(tmp, "klee.log")
+    with open(script, "w") as f:
+        f.write(FAKE_HALT)
+    with open(log, "w") as out:
+        p = subprocess.Popen([sys.executable, script], stdout=out, stderr=subprocess.STDOUT)
+        import time
+        time.sleep(0.5)  # its handler installed
+        ue.halt(p, log, grace=20)
+    assert p.returncode == 0, (p.returncode, open(log).read())
+    assert open(log).read().count("ctrl-c detected") == 1, open(log).read()
+
+
 def main():
     if sys.argv[1:2] == ["--compare"]:
         for pair in sys.argv[2:]:
@@ -429,10 +465,12 @@ def main():
         test_until_error(tmp)
     with tempfile.TemporaryDirectory() as tmp:
         test_coverage(tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        test_halt(tmp)
     if "-v" in sys.argv:
         print(cost_md)
     print("test_tables: ok (timed-runs.py order and layout; cost and table3 medians, ratios, implied slowdowns; "
-          "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs; until-error.py's judge; coverage.py's counting)")
+          "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs; until-error.py's judge and halt; coverage.py's counting)")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,29 @@ def found(out_dir, start, seen, limit=None):
                 seen[loc] = t
 
 
+def halt(p, log_path, grace=120):
+    """Interrupts KLEE so that it halts and writes its statistics. Z3 takes SIGINT for
+    itself while it solves (it cancels the query, and KLEE never hears of it: a Table 4
+    run went on for two more minutes), so the signal is sent again every 2 s until KLEE's
+    log says it heard it (a second one it hears makes it exit without its statistics);
+    killed after `grace` seconds."""
+    deadline = time.time() + grace
+    heard = False
+    while p.poll() is None and time.time() < deadline:
+        if not heard:
+            with open(log_path, errors="replace") as f:
+                heard = "ctrl-c detected" in f.read()
+        if not heard:
+            p.send_signal(signal.SIGINT)
+        try:
+            p.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+    if p.poll() is None:
+        p.kill()
+        p.wait()
+
+
 def main():
     ap = argparse.ArgumentParser(usage=__doc__)
     ap.add_argument("--locations", required=True)
@@ -70,12 +93,7 @@ def main():
             time.sleep(0.5)
             found(a.output_dir, start, seen, a.timeout)
             if all(v is not None for v in seen.values()) or time.time() - start > a.timeout:
-                p.send_signal(signal.SIGINT)
-                try:
-                    p.wait(timeout=120)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+                halt(p, a.log)
                 break
     found(a.output_dir, start, seen, a.timeout)
     wall = round(time.time() - start, 2)
