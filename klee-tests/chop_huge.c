@@ -1,7 +1,7 @@
 // A path holding a huge object skips no more calls. A snapshot shares the state's objects,
-// so the path's next write into one makes KLEE copy it whole: with a 19.6 GB object (what
-// libtasn1 CVE-2012-1569's driver allocates from a length it decodes) the kernel killed the
-// run. From its first allocation of a sixteenth of --max-memory or more (2000 MB by default:
+// so the path's next write into one makes KLEE copy it whole (libtasn1 CVE-2012-1569's
+// driver allocates 2 GiB from a length it decodes; KLEE's own copies of it across states
+// reached 19.7 GB, and one such run was killed by the kernel). From its first allocation of a sixteenth of --max-memory or more (2000 MB by default:
 // 125 MB), a path runs its calls of skipped functions.
 // `note` writes only `count`, which nothing reads, and forks nowhere.
 //   Without the big buffer (argument 0): the 2 calls of note are skipped (2 snapshots),

@@ -23,9 +23,15 @@ import json
 import re
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location("tables", os.path.join(HERE, "tables.py"))
-tables = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tables)
+def script(name, file):
+    """One of experiments/scripts' scripts, imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tables = script("tables", "tables.py")
 
 FAKE_KLEE = """#!/bin/sh
 # a stand-in KLEE: says which configuration ran, in order, and writes KLEE's last lines
@@ -302,9 +308,7 @@ def test_profile(tmp):
     forks; work's 7 and 0. main's own lines hold 15 instructions and 1 fork, and its two
     call sites 40 + 7 instructions and 4 + 0 forks under them: inclusive 62 and 5; query
     time 0.001 own + 0.5 + 0 under calls = 0.501 s. log was called twice (calls=2)."""
-    spec = importlib.util.spec_from_file_location("profile", os.path.join(HERE, "profile.py"))
-    profile = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(profile)
+    profile = script("profile", "profile.py")
     path = os.path.join(tmp, "run.istats")
     with open(path, "w") as f:
         f.write(ISTATS)
@@ -333,9 +337,7 @@ def test_until_error(tmp):
     through it, outside the C library. The stack above (memcpy inside
     _asn1_get_octet_string, called from decoding.c:137) reaches decoding.c:1092 and
     decoding.c:137, not memcpy's line and not a line it does not name."""
-    spec = importlib.util.spec_from_file_location("until_error", os.path.join(HERE, "until-error.py"))
-    ue = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ue)
+    ue = script("until_error", "until-error.py")
     path = os.path.join(tmp, "test000001.ptr.err")
     with open(path, "w") as f:
         f.write(ERR)
@@ -391,11 +393,11 @@ def test_coverage(tmp):
     kdir = os.path.join(tmp, "klee")
     os.makedirs(kdir)
     open(os.path.join(kdir, "test000001.ktest"), "w").close()
-    script = os.path.join(HERE, "coverage.py")
+    coverage_py = os.path.join(HERE, "coverage.py")
 
     def measure(*extra):
         out = os.path.join(tmp, "cov.json")
-        subprocess.run([sys.executable, script, native, kdir, cov, out, *extra], check=True)
+        subprocess.run([sys.executable, coverage_py, native, kdir, cov, out, *extra], check=True)
         return json.load(open(out))
 
     c = measure()
@@ -430,14 +432,12 @@ def test_halt(tmp):
     """until-error.py's halt: the first SIGINT is swallowed (Z3), so it is sent again; once
     the log says KLEE heard one, no more is sent (a second one KLEE hears makes it exit
     without statistics: exit code 1 here)."""
-    spec = importlib.util.spec_from_file_location("until_error", os.path.join(HERE, "until-error.py"))
-    ue = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ue)
-    script, log = os.path.join(tmp, "fake.py"), os.path.join(tmp, "klee.log")
-    with open(script, "w") as f:
+    ue = script("until_error", "until-error.py")
+    fake, log = os.path.join(tmp, "fake.py"), os.path.join(tmp, "klee.log")
+    with open(fake, "w") as f:
         f.write(FAKE_HALT)
     with open(log, "w") as out:
-        p = subprocess.Popen([sys.executable, script], stdout=out, stderr=subprocess.STDOUT)
+        p = subprocess.Popen([sys.executable, fake], stdout=out, stderr=subprocess.STDOUT)
         import time
         time.sleep(0.5)  # its handler installed
         ue.halt(p, log, grace=20)

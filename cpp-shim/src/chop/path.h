@@ -24,7 +24,7 @@ namespace pspa_plugin::chop {
 /// than pending skip q (written after q's call in program order) iff its stamp > q's seq.
 /// Shared between a path, its forks and its snapshots until one of them writes it.
 using Stamps = std::vector<unsigned>;
-using StampMap = std::map<const klee::MemoryObject *, std::shared_ptr<const Stamps>>;
+using StampMap = std::map<const klee::MemoryObject *, std::shared_ptr<Stamps>>;
 
 /// Whether byte `i` of `mo` was written after the skip numbered `seq`, per `m`.
 inline bool newerIn(const StampMap &m, unsigned seq, const klee::MemoryObject *mo, std::uint64_t i) {
@@ -170,12 +170,12 @@ struct PathState {
       stamp = pending.empty() ? 0 : pending.back().snap->seq + 1;
     if (stamp == 0)
       return; // no pending skip: nothing it could be newer than
-    auto &slot = stamps[mo];
-    if (!slot || slot.use_count() > 1) {
-      auto copy = slot ? std::make_shared<Stamps>(*slot) : std::make_shared<Stamps>();
-      slot = copy;
-    }
-    auto &st = const_cast<Stamps &>(*slot); // this path's own copy now
+    std::shared_ptr<Stamps> &slot = stamps[mo];
+    if (!slot)
+      slot = std::make_shared<Stamps>();
+    else if (slot.use_count() > 1)
+      slot = std::make_shared<Stamps>(*slot); // shared with a fork or a snapshot: copy first
+    Stamps &st = *slot;
     if (st.size() < mo->size)
       st.resize(mo->size, 0);
     for (std::uint64_t i = off; i < off + n && i < mo->size; ++i)
