@@ -6,6 +6,7 @@
 //! `hit`: one reused invocation on a table of N elements (2N + 5 reachable objects),
 //! whole pipeline (projection, abstraction, canonical form, lookup, translation) and the
 //! isomorphism check alone.
+//! `one list`: a miss on a call walking one list of n cells, n from 1,000 to 40,000.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use pspa::abstraction::AbstractState;
@@ -21,12 +22,17 @@ fn fig1() -> PathBuf {
 
 /// t1 with n elements, one per bucket (modulo 20, chained beyond), at a call of `function`.
 fn state(n: usize, function: &str, id_base: u64) -> LoadedSnapshot {
+    state_in(n, 20, function, id_base)
+}
+
+/// t1 with n elements spread over its first `buckets` buckets (1: one list).
+fn state_in(n: usize, buckets: u64, function: &str, id_base: u64) -> LoadedSnapshot {
     let id = |x: u64| id_base + x;
     let mut objs = Vec::new();
     let mut heads: Vec<Option<u64>> = vec![None; 20];
     for i in 0..n as u64 {
         let e = 1000 + i;
-        let b = (i % 20) as usize;
+        let b = (i % buckets) as usize;
         let next = match heads[b] {
             Some(h) => json!([{"object": id(h), "offset": 0}]),
             None => json!([{"null": true}]),
@@ -146,6 +152,29 @@ fn bench(c: &mut Criterion) {
                 })
             },
         );
+    }
+    g.finish();
+
+    // A call that walks one list of n cells (issue 28: the cost must grow with the state,
+    // not faster). A miss each time (reuse off): projection on demand, abstraction,
+    // solving, mod/ref; the time per cell should stay flat as n grows.
+    let mut g = c.benchmark_group("one list (table_lookup, no reuse)");
+    g.sample_size(10);
+    let mut s = Session::open(
+        &fig1(),
+        &Default::default(),
+        SessionOptions {
+            reuse: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for n in [1_000usize, 5_000, 10_000, 20_000, 40_000] {
+        let st = state_in(n, 1, "table_lookup", 0);
+        g.throughput(criterion::Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("cells", n), &st, |b, st| {
+            b.iter(|| assert_eq!(s.analyze_snapshot(st).unwrap().refset.len(), 2 * n + 3))
+        });
     }
     g.finish();
 }

@@ -425,12 +425,18 @@ impl<'p> CallAnalysis<'p> {
         let reads = s.reads();
         let loads = s.loads();
         let walked = &self.analysis.modref.walked;
+        // The objects read and loaded from, once: a range count per object of the state
+        // cost its size times each fetch round's (a 40,000-object list: most of a call).
+        let objects_of = |nodes: &roaring::RoaringBitmap| -> roaring::RoaringBitmap {
+            nodes.iter().map(|n| s.obj_of(n)).collect()
+        };
+        let (read_objs, load_objs) = (objects_of(&reads), objects_of(loads));
         let mut demand = Vec::new();
         let mut fields = Vec::new();
         for (i, o) in abs.objects.iter().enumerate() {
             let so = self.obj_map[i];
             let range = s.field_range(so);
-            let read = reads.range_cardinality(range.start..range.end) > 0;
+            let read = read_objs.contains(so);
             if o.opaque && (read || walked.contains(so)) {
                 demand.push(i as u32);
             }
@@ -440,10 +446,7 @@ impl<'p> CallAnalysis<'p> {
             match o.layout {
                 // A deep access reads every field of what it walks; a collapsed object's
                 // fields are one.
-                Some(l)
-                    if walked.contains(so)
-                        || (s.is_fi(so) && loads.range_cardinality(range.start..range.end) > 0) =>
-                {
+                Some(l) if walked.contains(so) || (s.is_fi(so) && load_objs.contains(so)) => {
                     fields.extend(
                         (0..s.prog.layouts[l as usize].abs_size()).map(|f| ReadKey::Field(l, f)),
                     );
@@ -456,9 +459,7 @@ impl<'p> CallAnalysis<'p> {
                         .range(range.start..range.end)
                         .map(|n| ReadKey::Field(l, n - range.start)),
                 ),
-                None if loads.range_cardinality(range.start..range.end) > 0
-                    || walked.contains(so) =>
-                {
+                None if load_objs.contains(so) || walked.contains(so) => {
                     fields.push(ReadKey::Untyped(o.site.clone()))
                 }
                 None => {}

@@ -600,11 +600,13 @@ impl Session {
             .and_then(|f| self.predicted.get(&f))
             .cloned()
             .unwrap_or_default();
+        // Whether the last closure stopped at its budget (more of it is to be read).
+        let mut cut = false;
         if eager || function.is_some_and(|f| self.heavy.contains(&f)) {
             // Its solves are heavy: one round over everything, not several.
             read(self, &mut g, Fetch::All)?;
         } else {
-            self.fetch_closure(&mut g, roots, &fields, read)?;
+            cut = self.fetch_closure(&mut g, roots, &fields, read)?;
         }
         let mut solve_total = 0.0;
         let mut reused_all = true;
@@ -676,8 +678,10 @@ impl Session {
             }
             // What was demanded, always (progress), and the closure when F grew.
             read(self, &mut g, Fetch::Objects(&result.demand))?;
-            if fields.len() > known {
-                self.fetch_closure(&mut g, roots, &fields, read)?;
+            // A closure cut at its budget goes on too: otherwise a list longer than the
+            // budget was read one cell a round, by demand.
+            if fields.len() > known || cut {
+                cut = self.fetch_closure(&mut g, roots, &fields, read)?;
             }
         }
     }
@@ -685,16 +689,16 @@ impl Session {
     /// Fetch, breadth first from the first `roots` objects of `g` and its globals, every
     /// object whose layout has a field in `fields`, following the slots of fetched objects
     /// whose field is in `fields` (at most `MAX_PREFETCH` objects a time). Deterministic:
-    /// a function of the state and `fields`.
+    /// a function of the state and `fields`. Returns whether it stopped at that budget.
     fn fetch_closure(
         &mut self,
         g: &mut MemoryGraph,
         roots: usize,
         fields: &rustc_hash::FxHashSet<ReadKey>,
         read: &mut ReadState<'_>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         if fields.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         // Which objects may be read at all: those of a layout with a field read, and the
         // untyped objects of a site read.
@@ -722,7 +726,10 @@ impl Session {
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
         let mut seen = rustc_hash::FxHashSet::default();
-        let mut budget = MAX_PREFETCH;
+        // At least as many as already fetched: each round re-solves what it has, so a
+        // fixed step made a long list cost its length squared over the step; doubling
+        // keeps the rounds' total within twice the last.
+        let mut budget = MAX_PREFETCH.max(g.fetched.iter().filter(|f| **f).count());
         while let Some(i) = queue.pop_front() {
             if !seen.insert(i) {
                 continue;
@@ -733,8 +740,11 @@ impl Session {
                 None => untyped(&g.objects[i as usize].0.site),
             };
             if !g.fetched[i as usize] {
-                if budget == 0 || !wanted {
+                if !wanted {
                     continue;
+                }
+                if budget == 0 {
+                    return Ok(true);
                 }
                 budget -= 1;
                 read(self, g, Fetch::Objects(&[i]))?;
@@ -757,7 +767,7 @@ impl Session {
                 }
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// The layout object `i` of `g` gets in the abstraction (None: field-insensitive).
@@ -825,7 +835,7 @@ pub enum Fetch<'a> {
 /// reading the whole projection (about 20 ms of solving here).
 pub const DEFAULT_EAGER_WORK: u64 = 10_000_000;
 
-/// Objects fetched ahead of demand in one step, at most.
+/// Objects fetched ahead of demand in one step, at most (or as many as already fetched).
 const MAX_PREFETCH: usize = 1 << 14;
 
 /// Rounds of an on-demand projection before the rest is read at once.

@@ -30,15 +30,27 @@ impl<'p> Solver<'p> {
         if add.len() == have.len() && add == have {
             return false;
         }
+        // A walk down a list offers one new cell a round to a set of thousands: a merge
+        // of the whole set per round made the walk quadratic. Small offers are looked up
+        // and inserted one by one instead.
+        let small = |a: u64, b: u64| a.saturating_mul(16) < b;
         let new = if have.is_empty() {
             add.clone()
+        } else if small(add.len(), have.len()) {
+            add.iter().filter(|&x| !have.contains(x)).collect()
         } else {
             add - have
         };
         if new.is_empty() {
             return false;
         }
-        self.pts[ru] |= &new;
+        if small(new.len(), self.pts[ru].len()) {
+            for x in &new {
+                self.pts[ru].insert(x);
+            }
+        } else {
+            self.pts[ru] |= &new;
+        }
         if !self.succ[ru].is_empty() {
             self.pdelta[ru] |= &new;
         }
