@@ -87,20 +87,6 @@ impl<'p> Solver<'p> {
         }
     }
 
-    /// Replace the fields of collapsed objects by their base in every set, once the solve
-    /// is over: every later query (mod/ref, statistics, labels) then finds the sets
-    /// canonical instead of rebuilding them.
-    pub(super) fn canonicalize(&mut self) {
-        if self.noncanon.is_empty() {
-            return;
-        }
-        for n in 0..self.rep.len() {
-            if self.rep[n] as usize == n && !self.pts[n].is_disjoint(&self.noncanon) {
-                self.pts[n] = self.canonical(&self.pts[n]);
-            }
-        }
-    }
-
     /// A set with the fields of collapsed objects replaced by their bases.
     pub(super) fn canonical(&self, p: &RoaringBitmap) -> RoaringBitmap {
         let mut c = p - &self.noncanon;
