@@ -109,7 +109,17 @@ pub fn spa_entries(prog: &Program) -> Vec<FuncId> {
 }
 
 /// Solve from a prepared (possibly seeded) solver over what `entries` reach.
-pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<'p> {
+pub fn analyze_from<'p>(solver: Solver<'p>, entries: &[FuncId]) -> Analysis<'p> {
+    analyze_from_with(solver, entries, true)
+}
+
+/// `analyze_from`; without `sets`, only `ModRef::walked` is computed (see
+/// `modref::walked`), the caller computing the sets when it needs them.
+pub fn analyze_from_with<'p>(
+    mut solver: Solver<'p>,
+    entries: &[FuncId],
+    sets: bool,
+) -> Analysis<'p> {
     let t = Instant::now();
     solver.solve(entries);
     log::debug!("solved; resident {} MB", resident_mb());
@@ -123,8 +133,13 @@ pub fn analyze_from<'p>(mut solver: Solver<'p>, entries: &[FuncId]) -> Analysis<
     // An incomplete solve has no meaningful mod/ref: its caller gives up on it.
     let modref = if solver.over_budget {
         ModRef::default()
-    } else {
+    } else if sets {
         modref::compute(&solver)
+    } else {
+        ModRef {
+            walked: modref::walked(&solver),
+            ..Default::default()
+        }
     };
     log::debug!("mod/ref computed; resident {} MB", resident_mb());
     Analysis {

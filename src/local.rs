@@ -165,6 +165,7 @@ impl CallResult {
 
 /// The result of analysing one call.
 pub struct CallAnalysis<'p> {
+    /// Its `modref` holds only `walked` until a result needs the sets (`result_with`).
     pub analysis: Analysis<'p>,
     /// Solver object of each abstract object of the initial state.
     pub obj_map: Vec<ObjId>,
@@ -274,7 +275,7 @@ pub fn analyze_call_within<'p>(
             s.seed(holder, n);
         }
     }
-    let mut analysis = crate::analysis::analyze_from(s, &[callee]);
+    let mut analysis = crate::analysis::analyze_from_with(s, &[callee], false);
     analysis.solve_ms = t.elapsed().as_secs_f64() * 1e3;
     let abs_of = obj_map
         .iter()
@@ -346,10 +347,19 @@ impl<'p> CallAnalysis<'p> {
         };
         let f = self.callee as usize;
         let (demand, read_fields) = self.reads(abs);
+        // A round that must read more objects is solved again with them: its sets are not
+        // an answer (the on-demand loop goes on while `demand` is not empty), so they are
+        // left empty; the last round's are computed here. Modref was 14 % of an m4 miss.
+        let full = (demand.is_empty() && !self.over_budget()).then(|| crate::modref::compute(s));
+        let set = |sets: fn(&crate::modref::ModRef) -> &Vec<RoaringBitmap>| {
+            full.as_ref()
+                .and_then(|m| sets(m).get(f))
+                .map_or_else(Vec::new, &conv)
+        };
         CallResult {
-            modset: conv(&self.analysis.modref.modset[f]),
-            refset: conv(&self.analysis.modref.refset[f]),
-            freeset: conv(&self.analysis.modref.freeset[f]),
+            modset: set(|m| &m.modset),
+            refset: set(|m| &m.refset),
+            freeset: set(|m| &m.freeset),
             post: if with_post {
                 self.post_state(abs)
             } else {

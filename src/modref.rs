@@ -26,6 +26,25 @@ pub struct ModRef {
     pub walked: RoaringBitmap,
 }
 
+/// `ModRef::walked` alone (the objects the deep accesses walk): what an on-demand round
+/// needs to know what it read. A round that reads more is solved again, so its sets are
+/// never used and need not be computed.
+pub fn walked(s: &Solver) -> RoaringBitmap {
+    let mut walked = RoaringBitmap::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut out = RoaringBitmap::new();
+    for accs in &s.accesses {
+        for (acc, deep) in accs {
+            // The walk depends on the pointer alone.
+            if *deep && seen.insert(s.find_ro(acc.ptr)) {
+                out.clear();
+                access_locs(s, acc, true, &mut out, &mut walked);
+            }
+        }
+    }
+    walked
+}
+
 /// Locations `size` bytes from `loc` cover (whole objects when size is None).
 pub fn access_locs(
     s: &Solver,
