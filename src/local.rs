@@ -351,6 +351,11 @@ impl<'p> CallAnalysis<'p> {
         // an answer (the on-demand loop goes on while `demand` is not empty), so they are
         // left empty; the last round's are computed here. Modref was 14 % of an m4 miss.
         let full = (demand.is_empty() && !self.over_budget()).then(|| crate::modref::compute(s));
+        debug_assert!(
+            full.as_ref()
+                .is_none_or(|m| m.walked == self.analysis.modref.walked),
+            "modref::walked must be what the full mod/ref walks (the demand was made from it)"
+        );
         let set = |sets: fn(&crate::modref::ModRef) -> &Vec<RoaringBitmap>| {
             full.as_ref()
                 .and_then(|m| sets(m).get(f))

@@ -1151,3 +1151,70 @@ fn a_list_longer_than_a_prefetch_step_is_read_in_a_few_rounds() {
         .unwrap();
     assert_eq!((&eager.modset, &eager.refset), (&lazy.modset, &lazy.refset));
 }
+
+/// A three-cell list (ids 1 -> 2 -> 3, each its own site) at a call of `function` of
+/// tests/pspa/handoff.c taking the list, analysed on demand and eagerly.
+fn handoff_call(function: &str) -> (ModRefReport, ModRefReport) {
+    let cell = |id: u64, next: Option<u64>| {
+        let targets = match next {
+            Some(n) => json!([{"object": n, "offset": 0}]),
+            None => json!([{"null": true}]),
+        };
+        json!({"id": id, "site": format!("heap:make:{id}"), "size": 16, "type": "struct.cell",
+            "pointers": [{"offset": 0, "targets": targets}]})
+    };
+    let v = json!({"schema": "pspa.snapshot/1",
+        "module": root().join("tests/pspa/handoff.c").display().to_string(),
+        "call": {"function": function, "args": [{"targets": [{"object": 1, "offset": 0}]}]},
+        "globals": {}, "objects": [cell(1, Some(2)), cell(2, Some(3)), cell(3, None)]});
+    let lazy = analyze_json(&v).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.json");
+    std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
+    let s = LoadedSnapshot::load(&f).unwrap();
+    let opts = SessionOptions {
+        on_demand: false,
+        ..Default::default()
+    };
+    let eager = Session::open(&s.module_path, &Default::default(), opts)
+        .unwrap()
+        .analyze_snapshot(&s)
+        .unwrap();
+    (lazy, eager)
+}
+
+fn holds_cell(set: &[String], id: u64) -> bool {
+    set.iter()
+        .any(|l| l.contains(&format!("heap:make:{id}@{id}")))
+}
+
+#[test]
+fn reads_through_unknown_code_and_va_lists_are_read_on_demand() {
+    // hand_off: unknown code may read and write every cell the list reaches.
+    let (lazy, eager) = handoff_call("hand_off");
+    assert_eq!((&lazy.modset, &lazy.refset), (&eager.modset, &eager.refset));
+    for id in 1..=3 {
+        assert!(
+            holds_cell(&lazy.modset, id) && holds_cell(&lazy.refset, id),
+            "cell {id}: {lazy:?}"
+        );
+    }
+    // report: vprintf's model reads all that its va_list reaches (the vararg holds the
+    // list) and writes none of it. Only that deep access's walk says cells 2 and 3 are
+    // read: the on-demand projection must fetch them from it.
+    let (lazy, eager) = handoff_call("report");
+    assert_eq!((&lazy.modset, &lazy.refset), (&eager.modset, &eager.refset));
+    for id in 1..=3 {
+        assert!(
+            holds_cell(&lazy.refset, id),
+            "cell {id} not read: {:?}",
+            lazy.refset
+        );
+        assert!(
+            !holds_cell(&lazy.modset, id),
+            "cell {id} written: {:?}",
+            lazy.modset
+        );
+    }
+    assert_eq!(lazy.stats.abstraction.opaque_objects, 0);
+}
