@@ -170,12 +170,25 @@ fn snapshot_json(name: &str) -> Value {
 }
 
 fn analyze_json(v: &Value) -> anyhow::Result<ModRefReport> {
+    analyze_json_with(v, Default::default())
+}
+
+fn analyze_json_with(v: &Value, options: SessionOptions) -> anyhow::Result<ModRefReport> {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("s.json");
     std::fs::write(&f, serde_json::to_string(v).unwrap()).unwrap();
     let s = LoadedSnapshot::load(&f)?;
-    let mut sess = Session::open(&s.module_path, &Default::default(), Default::default())?;
+    let mut sess = Session::open(&s.module_path, &Default::default(), options)?;
     sess.analyze_snapshot(&s)
+}
+
+/// The eager projection's report (every reachable object read first): the reference.
+fn analyze_json_eagerly(v: &Value) -> ModRefReport {
+    let options = SessionOptions {
+        on_demand: false,
+        ..Default::default()
+    };
+    analyze_json_with(v, options).unwrap()
 }
 
 fn object_mut(v: &mut Value, id: u64) -> &mut Value {
@@ -1137,18 +1150,7 @@ fn a_list_longer_than_a_prefetch_step_is_read_in_a_few_rounds() {
     assert!(rounds <= 6, "{rounds} rounds");
     assert_eq!(lazy.stats.abstraction.opaque_objects as u64, n);
     // The eager projection (everything reachable first) gives the same sets.
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("s.json");
-    std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
-    let s = LoadedSnapshot::load(&f).unwrap();
-    let opts = SessionOptions {
-        on_demand: false,
-        ..Default::default()
-    };
-    let eager = Session::open(&s.module_path, &Default::default(), opts)
-        .unwrap()
-        .analyze_snapshot(&s)
-        .unwrap();
+    let eager = analyze_json_eagerly(&v);
     assert_eq!((&eager.modset, &eager.refset), (&lazy.modset, &lazy.refset));
 }
 
@@ -1168,18 +1170,7 @@ fn handoff_call(function: &str) -> (ModRefReport, ModRefReport) {
         "call": {"function": function, "args": [{"targets": [{"object": 1, "offset": 0}]}]},
         "globals": {}, "objects": [cell(1, Some(2)), cell(2, Some(3)), cell(3, None)]});
     let lazy = analyze_json(&v).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("s.json");
-    std::fs::write(&f, serde_json::to_string(&v).unwrap()).unwrap();
-    let s = LoadedSnapshot::load(&f).unwrap();
-    let opts = SessionOptions {
-        on_demand: false,
-        ..Default::default()
-    };
-    let eager = Session::open(&s.module_path, &Default::default(), opts)
-        .unwrap()
-        .analyze_snapshot(&s)
-        .unwrap();
+    let eager = analyze_json_eagerly(&v);
     (lazy, eager)
 }
 
