@@ -165,8 +165,9 @@ impl CallResult {
 
 /// The result of analysing one call.
 pub struct CallAnalysis<'p> {
-    /// Its `modref` holds only `walked` until a result needs the sets (`result_with`).
+    /// Its `modref` holds only `walked` unless `sets`: `result_with` computes them then.
     pub analysis: Analysis<'p>,
+    sets: bool,
     /// Solver object of each abstract object of the initial state.
     pub obj_map: Vec<ObjId>,
     /// The reverse: abstract object of each solver object that stands for one.
@@ -215,7 +216,10 @@ pub fn analyze_call_within<'p>(
         .collect();
     let mut s = Solver::with_init(sp, |o| !from_state.contains(&o));
     s.budget = budget;
-    if abs.objects.iter().any(|o| o.opaque) {
+    // Only a state with opaque objects can demand more (another round): the sets of any
+    // other are an answer, computed at once.
+    let may_demand = abs.objects.iter().any(|o| o.opaque);
+    if may_demand {
         s.track_reads();
     }
     let mut obj_map = Vec::with_capacity(abs.objects.len());
@@ -275,7 +279,7 @@ pub fn analyze_call_within<'p>(
             s.seed(holder, n);
         }
     }
-    let mut analysis = crate::analysis::analyze_from_with(s, &[callee], false);
+    let mut analysis = crate::analysis::analyze_from_with(s, &[callee], !may_demand);
     analysis.solve_ms = t.elapsed().as_secs_f64() * 1e3;
     let abs_of = obj_map
         .iter()
@@ -284,6 +288,7 @@ pub fn analyze_call_within<'p>(
         .collect();
     CallAnalysis {
         analysis,
+        sets: !may_demand,
         obj_map,
         abs_of,
         slice,
@@ -350,15 +355,20 @@ impl<'p> CallAnalysis<'p> {
         // A round that must read more objects is solved again with them: its sets are not
         // an answer (the on-demand loop goes on while `demand` is not empty), so they are
         // left empty; the last round's are computed here. Modref was 14 % of an m4 miss.
-        let full = (demand.is_empty() && !self.over_budget()).then(|| crate::modref::compute(s));
+        let late = (!self.sets && demand.is_empty() && !self.over_budget())
+            .then(|| crate::modref::compute(s));
         debug_assert!(
-            full.as_ref()
+            late.as_ref()
                 .is_none_or(|m| m.walked == self.analysis.modref.walked),
             "modref::walked must be what the full mod/ref walks (the demand was made from it)"
         );
+        let full = if self.sets {
+            Some(&self.analysis.modref)
+        } else {
+            late.as_ref()
+        };
         let set = |sets: fn(&crate::modref::ModRef) -> &Vec<RoaringBitmap>| {
-            full.as_ref()
-                .and_then(|m| sets(m).get(f))
+            full.and_then(|m| sets(m).get(f))
                 .map_or_else(Vec::new, &conv)
         };
         CallResult {

@@ -83,6 +83,11 @@ impl MemoryGraph {
         Ok(g)
     }
 
+    /// How many objects' contents were read.
+    pub fn fetched_count(&self) -> usize {
+        self.fetched.iter().filter(|f| **f).count()
+    }
+
     /// Read the contents of object `i` (its pointer fields); the objects they point to
     /// join the graph, opaque.
     pub fn fetch(&mut self, s: &dyn SymbolicState, roots: Roots, i: u32) -> Result<()> {

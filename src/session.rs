@@ -657,7 +657,7 @@ impl Session {
                 let st = &mut self.cache.stats;
                 st.fetch_rounds += rounds as u64;
                 st.objects_met += g.objects.len() as u64;
-                st.objects_read += g.fetched.iter().filter(|f| **f).count() as u64;
+                st.objects_read += g.fetched_count() as u64;
                 let stats = CallStats {
                     abstraction: abs_stats,
                     merged_post_states: posts.len(),
@@ -729,7 +729,7 @@ impl Session {
         // At least as many as already fetched: each round re-solves what it has, so a
         // fixed step made a long list cost its length squared over the step; doubling
         // keeps the rounds' total within twice the last.
-        let mut budget = MAX_PREFETCH.max(g.fetched.iter().filter(|f| **f).count());
+        let mut budget = MAX_PREFETCH.max(g.fetched_count());
         while let Some(i) = queue.pop_front() {
             if !seen.insert(i) {
                 continue;
