@@ -192,6 +192,11 @@ pub struct Function {
     /// How an external function behaves (None for defined functions, but for those whose
     /// body a model replaces: `body_replaced`, and user-declared allocators with a body).
     pub model: Option<Model>,
+    /// In a slice: a function whose address and signature the slice holds but not its body
+    /// (no constraint, access or call of it). The solver never runs it: a call bound to it
+    /// is a demand for its body (`Solver::demanded_bodies`), and the slice is made again
+    /// with it. Always false in a module's own program.
+    pub address_only: bool,
 }
 
 impl Function {

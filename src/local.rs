@@ -302,6 +302,24 @@ impl<'p> CallAnalysis<'p> {
         self.analysis.solver.over_budget
     }
 
+    /// Functions (program ids) the solve bound whose bodies its slice lacked: without
+    /// their effects the answer is incomplete, and the call is solved again with them.
+    pub fn demanded_bodies(&self) -> Vec<FuncId> {
+        let s = &self.analysis.solver;
+        let mut v: Vec<FuncId> = s
+            .demanded_bodies
+            .iter()
+            .map(|&g| {
+                self.slice
+                    .map_or(Some(g), |sl| sl.full_func(g))
+                    .expect("a slice function has a program function")
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// The call's result relative to its initial state (with the post-state if asked).
     pub fn result(&self, abs: &AbstractState, with_post: bool) -> CallResult {
         self.result_with(abs, with_post, false)

@@ -6,7 +6,7 @@
 //! plugin on live states.
 
 use crate::abstraction::{AbsLoc, AbsStats, AbstractState, PostState};
-use crate::facts::{FuncId, LayoutId, Program};
+use crate::facts::{Callee, FuncId, LayoutId, Program};
 use crate::frontend::{self, FrontOptions, Module};
 use crate::local::{self, CallResult, ReadKey};
 use crate::memory_graph::{MemoryGraph, Roots};
@@ -137,12 +137,21 @@ pub struct Session {
     /// Summaries for reuse, and the counters of every call.
     cache: SummaryCache,
     reach: once_cell::unsync::OnceCell<Reach>,
-    slices: FxHashMap<Vec<FuncId>, Rc<Slice>>,
+    /// Slices by (bodies, addresses): see `slice.rs`.
+    slices: FxHashMap<(Vec<FuncId>, Vec<FuncId>), Rc<Slice>>,
+    /// Per callee, the functions its solves bound through pointers (bodies its slices
+    /// need): a later call's slice holds them from the start, one solve instead of two.
+    bodies: FxHashMap<FuncId, Vec<FuncId>>,
     /// Variables of the cached slices (the cache is dropped beyond the program's).
     slice_vars: u64,
-    /// Slice roots whose solve went over the work budget: later calls over the same code
-    /// fail at once instead of spending the budget again.
-    over_budget: rustc_hash::FxHashSet<Vec<FuncId>>,
+    /// Functions whose calls can run code that went over the work budget: each callee
+    /// whose solve went over it, and every function that reaches it through direct calls
+    /// (their slices hold its code: SQLite's parser and code generator are one cycle of 72
+    /// functions, each a slice of 1,780). Their calls fail at once instead of spending
+    /// the budget again; failing is the conservative answer.
+    over_budget: rustc_hash::FxHashSet<FuncId>,
+    /// Per function, the functions that call it directly (built at the first failure).
+    callers: once_cell::unsync::OnceCell<Vec<Vec<FuncId>>>,
     /// Per function, the fields its calls read so far: a new call fetches along them from
     /// the start, so that a walk needs one round, not one per doubling.
     predicted: FxHashMap<FuncId, rustc_hash::FxHashSet<ReadKey>>,
@@ -196,16 +205,59 @@ impl Session {
         }
         let t = Instant::now();
         let roots = self.slice_roots(abs);
-        if max_work.is_some() && self.over_budget.contains(&roots) {
-            // The same code went over the budget before: states differ little next to it.
-            self.cache.stats.over_budget += 1;
-            bail!(
-                "the analysis of `{}` needs more than its work budget (--max-work; known from an earlier call over the same code)",
-                self.prog.functions[abs.function as usize].name
+        // The callee's body and those its earlier solves bound through pointers; the
+        // functions the state points to as addresses. A solve that binds one whose body the
+        // slice lacks is made again with it (at most once per function and callee).
+        let mut bodies: Vec<FuncId> = vec![abs.function];
+        bodies.extend(self.bodies.get(&abs.function).into_iter().flatten());
+        let mut slice: Option<Rc<Slice>>;
+        let ca = loop {
+            if max_work.is_some() {
+                if let Some(&g) = bodies.iter().find(|b| self.over_budget.contains(b)) {
+                    // Code that went over the budget before: states differ little next
+                    // to it.
+                    self.cache.stats.over_budget += 1;
+                    bail!(
+                        "the analysis of `{}` needs more than its work budget (--max-work; known from an earlier call: `{}` can run code that went over it)",
+                        self.prog.functions[abs.function as usize].name,
+                        self.prog.functions[g as usize].name
+                    );
+                }
+            }
+            slice = self.options.slices.then(|| self.slice_for(&bodies, &roots));
+            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), max_work);
+            log::debug!(
+                "miss of `{}`: {} bodies / {} state functions, slice {} functions / {} variables / {} objects; {} state objects ({} opaque); {} live functions, {} nodes, work {}, {} bodies demanded",
+                self.prog.functions[abs.function as usize].name,
+                bodies.len(),
+                roots.len(),
+                slice.as_ref().map_or(self.prog.functions.len(), |s| s.prog.functions.len()),
+                slice.as_ref().map_or(self.prog.num_vars, |s| s.prog.num_vars),
+                slice.as_ref().map_or(self.prog.objects.len(), |s| s.prog.objects.len()),
+                abs.objects.len(),
+                abs.objects.iter().filter(|o| o.opaque).count(),
+                ca.analysis.solver.stats.live_functions,
+                ca.analysis.solver.stats.nodes,
+                ca.analysis.solver.stats.work,
+                ca.analysis.solver.demanded_bodies.len(),
             );
-        }
-        let slice = self.options.slices.then(|| self.slice_for(&roots));
-        let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), max_work);
+            let demanded = ca.demanded_bodies();
+            if demanded.is_empty() || ca.over_budget() {
+                break ca;
+            }
+            drop(ca);
+            self.cache.stats.solver_runs += 1;
+            self.cache.stats.body_rounds += 1;
+            let learned = self.bodies.entry(abs.function).or_default();
+            for g in demanded {
+                assert!(
+                    !bodies.contains(&g),
+                    "a slice lacks a body it was made with"
+                );
+                bodies.push(g);
+                learned.push(g);
+            }
+        };
         let over = ca.over_budget();
         let points_to = self.options.points_to || call.points_to;
         let result = (!over).then(|| ca.result_with(abs, need_post, points_to));
@@ -215,7 +267,7 @@ impl Session {
         self.cache.stats.solve_ms += solve_ms;
         let Some(result) = result else {
             self.cache.stats.over_budget += 1;
-            self.over_budget.insert(roots);
+            self.mark_over_budget(abs.function);
             bail!(
                 "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
                 self.prog.functions[abs.function as usize].name,
@@ -228,6 +280,29 @@ impl Session {
         Ok((result, false, solve_ms))
     }
 
+    /// `f`'s solve went over the work budget: `f` and every function that reaches it
+    /// through direct calls (whose slices hold `f`'s) fail at once from now on.
+    fn mark_over_budget(&mut self, f: FuncId) {
+        let prog = &self.prog;
+        let callers = self.callers.get_or_init(|| {
+            let mut callers = vec![Vec::new(); prog.functions.len()];
+            for (g, func) in prog.functions.iter().enumerate() {
+                for &c in &func.calls {
+                    if let Callee::Direct(h) = prog.calls[c as usize].callee {
+                        callers[h as usize].push(g as FuncId);
+                    }
+                }
+            }
+            callers
+        });
+        let mut work = vec![f];
+        while let Some(g) = work.pop() {
+            if self.over_budget.insert(g) {
+                work.extend(&callers[g as usize]);
+            }
+        }
+    }
+
     /// Count one analysed call: reused when no solver ran for it.
     fn count_call(&mut self, reused: bool) {
         self.cache.stats.invocations += 1;
@@ -238,12 +313,14 @@ impl Session {
 
     /// The slice a miss solves over: the callee and the functions the state points to,
     /// with what they reach (cached per set of roots; a few per callee in practice).
-    fn slice_for(&mut self, roots: &[FuncId]) -> Rc<Slice> {
+    fn slice_for(&mut self, bodies: &[FuncId], addresses: &[FuncId]) -> Rc<Slice> {
+        let mut key = (bodies.to_vec(), addresses.to_vec());
+        key.0.sort_unstable();
         // A slice copies the program's layouts: one made before a state brought a new type
         // (`layout_for`) lacks it, and is made again.
         if let Some(sl) = self
             .slices
-            .get(roots)
+            .get(&key)
             .filter(|sl| sl.prog.layouts.len() == self.prog.layouts.len())
         {
             return sl.clone();
@@ -259,9 +336,9 @@ impl Session {
         let index = self
             .slice_index
             .get_or_init(|| ProgramIndex::new(&self.prog));
-        let sl = Rc::new(Slice::new(&self.prog, reach, index, roots));
+        let sl = Rc::new(Slice::new(&self.prog, reach, index, &key.0, &key.1));
         self.slice_vars += sl.prog.num_vars as u64;
-        self.slices.insert(roots.to_vec(), sl.clone());
+        self.slices.insert(key, sl.clone());
         sl
     }
 
@@ -312,8 +389,10 @@ impl Session {
             options,
             reach: once_cell::unsync::OnceCell::new(),
             slices: FxHashMap::default(),
+            bodies: FxHashMap::default(),
             slice_vars: 0,
             over_budget: Default::default(),
+            callers: once_cell::unsync::OnceCell::new(),
             predicted: Default::default(),
             heavy: Default::default(),
             slice_index: once_cell::unsync::OnceCell::new(),

@@ -1,17 +1,25 @@
 //! The part of a program a call can run, renumbered: what a miss solves over.
 //!
-//! A call runs the callee, the functions it names (calls, taken addresses: [`Reach`]) and
-//! the functions whose addresses its state holds, transitively; nothing else can be
-//! activated, because every indirect call goes through a pointer that came from one of
-//! those (see `reach.rs`). The slice keeps those functions with the objects, variables,
-//! call sites, constant-expression constraints and initialisers they use, renumbered from
-//! zero, so that building a solver over it costs what the call can touch, not the module
-//! (SQLite's whole program is 300,000 variables; most callees use a few hundred).
+//! A call runs the callee, the functions it calls directly, and the functions an indirect
+//! call reaches through a pointer; nothing else can be activated. The slice holds the
+//! bodies of the first two (transitively) with the objects, variables, call sites,
+//! constant-expression constraints and initialisers they use, renumbered from zero, so
+//! that building a solver over it costs what the call can touch, not the module (SQLite's
+//! whole program is 300,000 variables; most callees use a few hundred).
+//!
+//! Functions whose addresses the slice meets (taken in its code, held by the state, in
+//! an initialiser of an object it holds) come as their address and signature only
+//! (`Function::address_only`): SQLite's state points to its VFS, page cache, mutex and
+//! allocator method tables and to the built-in function table, and their bodies with
+//! what they name were most of the program, although a call runs one or two of them. A
+//! solve that binds such a function reports it (`Solver::demanded_bodies`), and the
+//! caller makes the slice again with that body (the session remembers it per callee).
+//!
 //! Objects the state brings that the slice's code never names (globals met through
 //! pointers, static objects of merged post-states) are added to the solver as objects of
 //! their own: no code of the slice can name them.
 
-use crate::facts::{CallId, Callee, Constraint, FuncId, ObjId, Program, VarId};
+use crate::facts::{CallId, Callee, Constraint, FuncId, Function, ObjId, Program, VarId};
 use crate::reach::Reach;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -61,9 +69,17 @@ pub struct Slice {
 }
 
 impl Slice {
-    /// The slice of `prog` for calls rooted at `roots` (the callee and the functions its
-    /// state points to). `index` is `prog`'s, built once: a slice costs what it holds.
-    pub fn new(prog: &Program, reach: &Reach, index: &ProgramIndex, roots: &[FuncId]) -> Slice {
+    /// The slice of `prog` with the bodies of `bodies` (the callee, and functions earlier
+    /// solves bound) and what they call, and the addresses of `addresses` (the functions
+    /// the state points to) and of every function the slice names. `index` is `prog`'s,
+    /// built once: a slice costs what it holds.
+    pub fn new(
+        prog: &Program,
+        reach: &Reach,
+        index: &ProgramIndex,
+        bodies: &[FuncId],
+        addresses: &[FuncId],
+    ) -> Slice {
         let ProgramIndex {
             owned,
             const_defs,
@@ -77,7 +93,10 @@ impl Slice {
         let mut vseen: FxHashSet<VarId> = FxHashSet::default();
         let mut consts: Vec<usize> = Vec::new();
         let mut cseen: FxHashSet<usize> = FxHashSet::default();
-        let mut fwork: Vec<FuncId> = roots.to_vec();
+        let mut fwork: Vec<FuncId> = bodies.to_vec();
+        // Functions whose address (and signature) the slice needs, perhaps not the body.
+        let mut awork: Vec<FuncId> = addresses.to_vec();
+        let mut aseen: FxHashSet<FuncId> = FxHashSet::default();
         let mut owork: Vec<ObjId> = Vec::new();
         let mut vwork: Vec<VarId> = Vec::new();
         loop {
@@ -112,14 +131,33 @@ impl Slice {
                         Callee::Indirect(v) => vwork.push(v),
                     }
                 }
-                fwork.extend(reach.named_functions(f).iter().copied());
+                // Taken addresses (direct callees came with the calls above).
+                awork.extend(reach.named_functions(f).iter().copied());
+            } else if let Some(f) = awork.pop() {
+                if fseen.contains(&f) || !aseen.insert(f) {
+                    continue;
+                }
+                let func = &prog.functions[f as usize];
+                if !func.defined || func.model.is_some() {
+                    // The solver never runs such a body (a model stands for it), and
+                    // binding one applies its model: it needs no demand round.
+                    fwork.push(f);
+                    continue;
+                }
+                owork.push(func.obj);
+                if let Some((o, v)) = func.varargs {
+                    owork.push(o);
+                    vwork.push(v);
+                }
+                vwork.extend(func.formals.iter().flatten());
+                vwork.extend(func.ret);
             } else if let Some(o) = owork.pop() {
                 if !oseen.insert(o) {
                     continue;
                 }
                 objs.push(o);
                 if let Some(g) = prog.objects[o as usize].func {
-                    fwork.push(g);
+                    awork.push(g);
                 }
                 for &i in inits.get(&o).into_iter().flatten() {
                     owork.push(prog.init[i].2);
@@ -143,6 +181,10 @@ impl Slice {
                 break;
             }
         }
+        // A function whose body came after its address has both; the others are
+        // addresses only.
+        let address_only: FxHashSet<FuncId> = aseen.difference(&fseen).copied().collect();
+        funcs.extend(address_only.iter().copied());
         // Program order, so that a slice is deterministic and solver ids follow the
         // module's (the same order of facts as a whole-program solve).
         funcs.sort_unstable();
@@ -218,6 +260,20 @@ impl Slice {
         let mut calls: Vec<CallId> = Vec::new();
         for &f in &funcs {
             let func = &prog.functions[f as usize];
+            if address_only.contains(&f) {
+                p.functions.push(Function {
+                    name: func.name.clone(),
+                    defined: func.defined,
+                    formals: func.formals.iter().map(|v| v.map(fv)).collect(),
+                    ret: func.ret.map(fv),
+                    varargs: func.varargs.map(|(o, v)| (fo(o), fv(v))),
+                    obj: fo(func.obj),
+                    model: func.model,
+                    address_only: true,
+                    ..Default::default()
+                });
+                continue;
+            }
             let mut nf = func.clone();
             nf.formals = func.formals.iter().map(|v| v.map(fv)).collect();
             nf.ret = func.ret.map(fv);

@@ -292,6 +292,9 @@ pub struct ReuseStats {
     pub solver_runs: u64,
     /// Solver runs stopped at the work budget (their calls failed, conservatively).
     pub over_budget: u64,
+    /// Solver runs made again because the solve bound a function whose body the slice
+    /// did not hold (a call through a pointer the state or the code holds; `slice.rs`).
+    pub body_rounds: u64,
     /// On-demand projections: rounds, objects met (opaque included) and objects read.
     pub fetch_rounds: u64,
     pub objects_met: u64,
@@ -326,6 +329,7 @@ impl ReuseStats {
         self.reuse_hits += r.reuse_hits;
         self.solver_runs += r.solver_runs;
         self.over_budget += r.over_budget;
+        self.body_rounds += r.body_rounds;
         self.fetch_rounds += r.fetch_rounds;
         self.objects_met += r.objects_met;
         self.objects_read += r.objects_read;

@@ -382,6 +382,121 @@ fn slices_give_the_sets_of_the_whole_program() {
 }
 
 #[test]
+fn a_slice_holds_the_bodies_a_call_binds_not_every_method_of_the_state() {
+    // tests/pspa/methods.c: the state points to a method table (pool_malloc, pool_free,
+    // audit) and to a comparator. A miss's first slice holds the callee's body and the
+    // addresses of those functions; binding one through a pointer asks for its body, and
+    // the call is solved again with it (src/slice.rs). The sets must be the whole
+    // program's, and the learned body must spare the function's next call that round.
+    let (_d, files) = native_snapshots(&root().join("tests/pspa/methods.c"));
+    assert_eq!(files.len(), 3);
+    let snaps: Vec<LoadedSnapshot> = files
+        .iter()
+        .map(|f| LoadedSnapshot::load(f).unwrap())
+        .collect();
+    let run = |slices: bool| {
+        let mut s = Session::open(
+            &snaps[0].module_path,
+            &Default::default(),
+            SessionOptions {
+                slices,
+                reuse: false,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let mut rounds = Vec::new();
+        let reports: Vec<ModRefReport> = snaps
+            .iter()
+            .map(|x| {
+                let before = s.reuse_stats().body_rounds;
+                let r = s.analyze_snapshot(x).unwrap();
+                rounds.push(s.reuse_stats().body_rounds - before);
+                r
+            })
+            .collect();
+        (reports, rounds)
+    };
+    let ((sliced, rounds), (whole, whole_rounds)) = (run(true), run(false));
+    for (a, b) in sliced.iter().zip(&whole) {
+        assert_eq!(a.modset, b.modset, "{}: mod", a.snapshot);
+        assert_eq!(a.refset, b.refset, "{}: ref", a.snapshot);
+    }
+    // The whole program holds every body: never a second solve.
+    assert_eq!(whole_rounds, [0, 0, 0]);
+    // db_malloc binds pool_malloc through d->m->xMalloc: one more solve the first time,
+    // none the second (the session remembers the body per callee). db_sort's comparator
+    // is called back by qsort's model: one more solve.
+    assert_eq!(rounds, [1, 0, 1]);
+    // pool_malloc writes `used`; audit, never called, would have written audit_log and
+    // audit_n; by_len counts in `compares`.
+    // Labels of globals read `global:NAME@ID.FIELD`.
+    let has = |set: &[String], g: &str| set.iter().any(|l| l.split('@').next() == Some(g));
+    for r in &sliced[..2] {
+        assert!(has(&r.modset, "global:used"), "{:?}", r.modset);
+        assert!(!has(&r.modset, "global:audit_log") && !has(&r.modset, "global:audit_n"));
+        assert!(!has(&r.refset, "global:audit_log") && !has(&r.refset, "global:audit_n"));
+    }
+    assert!(
+        has(&sliced[2].modset, "global:compares"),
+        "{:?}",
+        sliced[2].modset
+    );
+}
+
+#[test]
+fn code_over_the_work_budget_fails_at_once_in_every_function_that_can_run_it() {
+    // tests/pspa/budget.c, with a budget of one points-to element: reduce's solve goes over
+    // it. parse is in reduce's call cycle and run calls parse: both can run reduce's code,
+    // so their calls fail without solving. leaf cannot reach reduce: it is solved.
+    let (_d, files) = native_snapshots(&root().join("tests/pspa/budget.c"));
+    let snaps: Vec<LoadedSnapshot> = files
+        .iter()
+        .map(|f| LoadedSnapshot::load(f).unwrap())
+        .collect();
+    let names: Vec<&str> = snaps
+        .iter()
+        .map(|x| x.snap.call.function.as_str())
+        .collect();
+    assert_eq!(names, ["reduce", "parse", "run", "leaf"]);
+    let mut s = Session::open(
+        &snaps[0].module_path,
+        &Default::default(),
+        SessionOptions {
+            max_work: Some(1),
+            reuse: false,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut runs = Vec::new();
+    let mut errors = Vec::new();
+    for x in &snaps {
+        let before = s.reuse_stats().solver_runs;
+        errors.push(s.analyze_snapshot(x).err().map(|e| e.to_string()));
+        runs.push(s.reuse_stats().solver_runs - before);
+    }
+    let e = |i: usize| errors[i].clone().unwrap_or_default();
+    assert!(
+        e(0).contains("work budget") && !e(0).contains("earlier call"),
+        "{}",
+        e(0)
+    );
+    assert!(runs[0] >= 1);
+    for i in [1, 2] {
+        assert!(
+            e(i).contains("known from an earlier call")
+                && e(i).contains(&format!("`{}`", names[i])),
+            "{}",
+            e(i)
+        );
+        assert_eq!(runs[i], 0, "{}: no solver ran", names[i]);
+    }
+    assert!(!e(3).contains("earlier call"), "{}", e(3));
+    assert!(runs[3] >= 1, "leaf is solved");
+}
+
+#[test]
 fn a_type_met_after_a_slice_was_cached_reaches_the_solver() {
     // The first call caches table_insert's slice, with the layouts the program had then. The
     // second state types a buffer as `[2 x i8*]`, a layout the program gains only then: the

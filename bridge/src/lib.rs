@@ -111,6 +111,8 @@ pub mod ffi {
         solver_runs: u64,
         /// Calls given up at the work budget (counted in failures too).
         over_budget: u64,
+        /// Solver runs made again with a body the slice lacked (`ReuseStats::body_rounds`).
+        body_rounds: u64,
         fetch_rounds: u64,
         objects_met: u64,
         objects_read: u64,
@@ -496,6 +498,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         miss_no_iso: r.miss_other,
         solver_runs: r.solver_runs,
         over_budget: r.over_budget,
+        body_rounds: r.body_rounds,
         fetch_rounds: r.fetch_rounds,
         objects_met: r.objects_met,
         objects_read: r.objects_read,

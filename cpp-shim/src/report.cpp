@@ -77,7 +77,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
     llvm::errs() << "KLEE: done: pspa time: reading = " << format("%.3f", s.read_micros / 1e6)
                  << " s, checking = " << format("%.3f", s.check_micros / 1e6)
                  << " s, solving = " << format("%.3f", s.solve_micros / 1e6) << " s (" << s.solver_runs
-                 << " solver runs)\n";
+                 << " solver runs, " << s.body_rounds << " again with a body the slice lacked)\n";
     llvm::errs() << "KLEE: done: pspa projection: objects met = " << s.objects_met << ", read = " << s.objects_read
                  << ", rounds = " << s.fetch_rounds << "\n";
     llvm::errs() << "KLEE: done: pspa answers: " << s.answers << ", heap bytes mean = "
@@ -99,6 +99,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"check_s", s.check_micros / 1e6},
                                         {"solve_s", s.solve_micros / 1e6},
                                         {"solver_runs", s.solver_runs},
+                                        {"body_rounds", s.body_rounds},
                                         {"objects_met", s.objects_met},
                                         {"objects_read", s.objects_read},
                                         {"fetch_rounds", s.fetch_rounds},

@@ -19,6 +19,11 @@ impl<'p> Solver<'p> {
         if self.live[f as usize] || !self.prog.functions[f as usize].defined {
             return;
         }
+        // Entries and bound callees only: `bind` stops at a function without its body.
+        debug_assert!(
+            !self.prog.functions[f as usize].address_only,
+            "a function without its body was activated"
+        );
         self.live[f as usize] = true;
         self.stats.live_functions += 1;
         let func = &self.prog.functions[f as usize];
@@ -60,6 +65,12 @@ impl<'p> Solver<'p> {
 
     pub(super) fn bind(&mut self, c: CallId, g: FuncId) {
         if !self.bound.insert((c, g)) {
+            return;
+        }
+        if self.prog.functions[g as usize].address_only {
+            // Its body is outside the slice: nothing of the call is bound, the answer is
+            // incomplete and will be made again with the body (`demanded_bodies`).
+            self.demanded_bodies.push(g);
             return;
         }
         let call = self.calls[c as usize].clone();

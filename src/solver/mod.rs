@@ -176,6 +176,10 @@ pub struct Solver<'p> {
     /// `over_budget` says so (a call's analysis must not cost more than it can save).
     pub budget: Option<u64>,
     pub over_budget: bool,
+    /// Functions bound to a call whose bodies the program (a slice) does not hold
+    /// (`Function::address_only`), in the order met: the answer lacks their effects, and
+    /// the caller solves again over a slice with them.
+    pub demanded_bodies: Vec<FuncId>,
     pub stats: SolverStats,
 }
 
@@ -234,6 +238,7 @@ impl<'p> Solver<'p> {
             loads: RoaringBitmap::new(),
             budget: None,
             over_budget: false,
+            demanded_bodies: Vec::new(),
             stats: SolverStats::default(),
         };
         for o in &prog.objects {
