@@ -222,6 +222,15 @@ pub fn analyze_call_within<'p>(
     if may_demand {
         s.track_reads();
     }
+    let fields: usize = abs
+        .objects
+        .iter()
+        .map(|o| {
+            o.layout
+                .map_or(1, |l| sp.layouts[l as usize].abs_size() as usize)
+        })
+        .sum();
+    s.reserve_nodes(fields);
     let mut obj_map = Vec::with_capacity(abs.objects.len());
     for o in &abs.objects {
         let id = match o.origin {

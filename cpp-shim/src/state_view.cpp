@@ -197,7 +197,10 @@ bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &
   // One probe object, moved: constructing one per word would use up KLEE's object ids (a
   // signed int counter) in a long run.
   probe.address = v;
-  if (const auto res = state.addressSpace.objects.lookup_previous(&probe)) {
+  if (v < objLo || v >= objHi) {
+    // No bound object holds it: a function's address (KLEE does not bind those) or an
+    // integer.
+  } else if (const auto res = state.addressSpace.objects.lookup_previous(&probe)) {
     const klee::MemoryObject *mo = res->first;
     if ((mo->size == 0 && v == mo->address) || v - mo->address < mo->size) {
       if (mo->allocSite && isa<Function>(mo->allocSite)) {

@@ -55,7 +55,16 @@ bool layoutable(llvm::Type *t);
 class KleeStateView : public pspa::StateView {
 public:
   KleeStateView(ReadContext &ctx, klee::ExecutionState &s, llvm::Function *f, std::vector<klee::ref<klee::Expr>> &args)
-      : ctx(ctx), state(s), callee(f), args(args) {}
+      : ctx(ctx), state(s), callee(f), args(args) {
+    // The span of the bound objects: a word outside it is no object's address, and needs
+    // no lookup (most words of a structure are names, counts and flags).
+    const auto &objects = s.addressSpace.objects;
+    if (!objects.empty()) {
+      objLo = objects.min().first->address;
+      const klee::MemoryObject *last = objects.max().first;
+      objHi = last->address + std::max<std::uint64_t>(last->size, 1);
+    }
+  }
 
   std::size_t num_args() const override { return args.size(); }
 
@@ -83,6 +92,8 @@ private:
   mutable std::unordered_map<std::uint64_t, const klee::MemoryObject *> known;
   /// The key of address lookups (see concreteTarget).
   mutable klee::MemoryObject probe{0};
+  /// Bound objects lie in [objLo, objHi) (empty when there are none).
+  std::uint64_t objLo = 0, objHi = 0;
   /// Time spent resolving symbolic addresses for this call (--pspa-max-read-ms).
   mutable std::chrono::steady_clock::duration resolving{};
 };

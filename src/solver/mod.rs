@@ -241,6 +241,17 @@ impl<'p> Solver<'p> {
             demanded_bodies: Vec::new(),
             stats: SolverStats::default(),
         };
+        // Every node the program's objects make, at once: growing thirteen vectors node by
+        // node was a third of a small local analysis (`reserve_nodes`).
+        let fields: usize = prog
+            .objects
+            .iter()
+            .map(|o| {
+                o.layout
+                    .map_or(1, |l| prog.layouts[l as usize].abs_size() as usize)
+            })
+            .sum();
+        s.reserve_nodes(fields + 1);
         for o in &prog.objects {
             s.add_object(o.clone());
         }
@@ -271,6 +282,23 @@ impl<'p> Solver<'p> {
         self.topo_pos.push(u32::MAX);
         self.in_dirty.push(false);
         n
+    }
+
+    /// Room for `n` more nodes (objects' fields, model variables) without regrowing.
+    pub fn reserve_nodes(&mut self, n: usize) {
+        self.node_obj.reserve(n);
+        self.node_field.reserve(n);
+        self.rep.reserve(n);
+        self.pts.reserve(n);
+        self.pdelta.reserve(n);
+        self.cdelta.reserve(n);
+        self.succ.reserve(n);
+        self.succ_dirty.reserve(n);
+        self.complex.reserve(n);
+        self.changed.reserve(n);
+        self.listed.reserve(n);
+        self.topo_pos.reserve(n);
+        self.in_dirty.reserve(n);
     }
 
     /// Record the fields whose contents flow somewhere (see `reads`); call before solving.
