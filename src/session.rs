@@ -144,12 +144,17 @@ pub struct Session {
     bodies: FxHashMap<FuncId, Vec<FuncId>>,
     /// Variables of the cached slices (the cache is dropped beyond the program's).
     slice_vars: u64,
-    /// Functions whose calls can run code that went over the work budget: each callee
-    /// whose solve went over it, and every function that reaches it through direct calls
-    /// (their slices hold its code: SQLite's parser and code generator are one cycle of 72
-    /// functions, each a slice of 1,780). Their calls fail at once instead of spending
-    /// the budget again; failing is the conservative answer.
+    /// Callees whose solve went over the work budget: their later calls fail at once
+    /// instead of spending it again (failing is the conservative answer).
     over_budget: rustc_hash::FxHashSet<FuncId>,
+    /// Functions that reach such a callee by direct calls and were never solved within
+    /// the budget: their slices hold its code, and their next solve gets a quarter of the
+    /// budget (SQLite's parser and code generator are one cycle of 72 functions with the
+    /// same slice of 1,780: each went over the budget in turn, after 1-2 s). The state
+    /// decides too (m4's `expand_token` shares `process_file`'s cycle but reads little):
+    /// one that fits is never predicted again.
+    doomed: rustc_hash::FxHashSet<FuncId>,
+    within_budget: rustc_hash::FxHashSet<FuncId>,
     /// Per function, the functions that call it directly (built at the first failure).
     callers: once_cell::unsync::OnceCell<Vec<Vec<FuncId>>>,
     /// Per function, the fields its calls read so far: a new call fetches along them from
@@ -211,21 +216,19 @@ impl Session {
         let mut bodies: Vec<FuncId> = vec![abs.function];
         bodies.extend(self.bodies.get(&abs.function).into_iter().flatten());
         let mut slice: Option<Rc<Slice>>;
+        let predicted = self.doomed.contains(&abs.function);
+        let budget = max_work.map(|w| if predicted { (w / 4).max(1) } else { w });
         let ca = loop {
-            if max_work.is_some() {
-                if let Some(&g) = bodies.iter().find(|b| self.over_budget.contains(b)) {
-                    // Code that went over the budget before: states differ little next
-                    // to it.
-                    self.cache.stats.over_budget += 1;
-                    bail!(
-                        "the analysis of `{}` needs more than its work budget (--max-work; known from an earlier call: `{}` can run code that went over it)",
-                        self.prog.functions[abs.function as usize].name,
-                        self.prog.functions[g as usize].name
-                    );
-                }
+            if max_work.is_some() && self.over_budget.contains(&abs.function) {
+                // Its solve went over the budget before: states differ little next to it.
+                self.cache.stats.over_budget += 1;
+                bail!(
+                    "the analysis of `{}` needs more than its work budget (--max-work; known from an earlier call)",
+                    self.prog.functions[abs.function as usize].name
+                );
             }
             slice = self.options.slices.then(|| self.slice_for(&bodies, &roots));
-            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), max_work);
+            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), budget);
             log::debug!(
                 "miss of `{}`: {} bodies / {} state functions, slice {} functions / {} variables / {} objects; {} state objects ({} opaque); {} live functions, {} nodes, work {}, {} bodies demanded",
                 self.prog.functions[abs.function as usize].name,
@@ -269,19 +272,27 @@ impl Session {
             self.cache.stats.over_budget += 1;
             self.mark_over_budget(abs.function);
             bail!(
-                "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
+                "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work{})",
                 self.prog.functions[abs.function as usize].name,
-                max_work.unwrap_or(0)
+                budget.unwrap_or(0),
+                if predicted {
+                    ": a quarter of it, as it calls code that went over it"
+                } else {
+                    ""
+                }
             );
         };
+        self.doomed.remove(&abs.function);
+        self.within_budget.insert(abs.function);
         if let Some(c) = canon {
             self.cache.insert(abs.function, c, result.clone());
         }
         Ok((result, false, solve_ms))
     }
 
-    /// `f`'s solve went over the work budget: `f` and every function that reaches it
-    /// through direct calls (whose slices hold `f`'s) fail at once from now on.
+    /// `f`'s solve went over the work budget: its calls fail at once from now on, and
+    /// every function that reaches it by direct calls (whose slices hold `f`'s code) and
+    /// was never solved within the budget gets a quarter of it next time.
     fn mark_over_budget(&mut self, f: FuncId) {
         let prog = &self.prog;
         let callers = self.callers.get_or_init(|| {
@@ -295,12 +306,25 @@ impl Session {
             }
             callers
         });
-        let mut work = vec![f];
+        self.over_budget.insert(f);
+        self.doomed.remove(&f);
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut work = callers[f as usize].clone();
         while let Some(g) = work.pop() {
-            if self.over_budget.insert(g) {
+            if seen.insert(g) {
+                if !self.within_budget.contains(&g) && !self.over_budget.contains(&g) {
+                    self.doomed.insert(g);
+                }
                 work.extend(&callers[g as usize]);
             }
         }
+    }
+
+    /// Count a call answered by its function's last answer, the state it read unchanged
+    /// (the KLEE plugin's check; nothing of the state was read here): a reuse.
+    pub fn count_unchanged(&mut self) {
+        self.cache.stats.unchanged += 1;
+        self.count_call(true);
     }
 
     /// Count one analysed call: reused when no solver ran for it.
@@ -392,6 +416,8 @@ impl Session {
             bodies: FxHashMap::default(),
             slice_vars: 0,
             over_budget: Default::default(),
+            doomed: Default::default(),
+            within_budget: Default::default(),
             callers: once_cell::unsync::OnceCell::new(),
             predicted: Default::default(),
             heavy: Default::default(),

@@ -295,6 +295,9 @@ pub struct ReuseStats {
     /// Solver runs made again because the solve bound a function whose body the slice
     /// did not hold (a call through a pointer the state or the code holds; `slice.rs`).
     pub body_rounds: u64,
+    /// Calls the KLEE plugin answered with its function's last answer, every object that
+    /// analysis met being unchanged since (counted in `reuse_hits` too; no state was read).
+    pub unchanged: u64,
     /// On-demand projections: rounds, objects met (opaque included) and objects read.
     pub fetch_rounds: u64,
     pub objects_met: u64,
@@ -330,6 +333,7 @@ impl ReuseStats {
         self.solver_runs += r.solver_runs;
         self.over_budget += r.over_budget;
         self.body_rounds += r.body_rounds;
+        self.unchanged += r.unchanged;
         self.fetch_rounds += r.fetch_rounds;
         self.objects_met += r.objects_met;
         self.objects_read += r.objects_read;

@@ -113,6 +113,8 @@ pub mod ffi {
         over_budget: u64,
         /// Solver runs made again with a body the slice lacked (`ReuseStats::body_rounds`).
         body_rounds: u64,
+        /// Calls answered from an unchanged state (`ReuseStats::unchanged`).
+        unchanged: u64,
         fetch_rounds: u64,
         objects_met: u64,
         objects_read: u64,
@@ -187,6 +189,9 @@ pub mod ffi {
         fn pending_add_failed(p: &mut PendingPosts);
         fn pending_len(p: &PendingPosts) -> usize;
         fn engine_stats(e: &Engine) -> EngineStats;
+        /// Count a call the plugin answered with its function's last answer (nothing it
+        /// read changed since): a reuse.
+        fn engine_count_unchanged(e: &mut Engine);
         /// Write KLEE's module as bitcode (what dumped snapshots refer to).
         fn engine_write_module(e: &Engine, path: &str) -> bool;
 
@@ -476,6 +481,15 @@ fn engine_write_module(e: &Engine, path: &str) -> bool {
     .unwrap_or(false)
 }
 
+fn engine_count_unchanged(e: &mut Engine) {
+    // Counting cannot panic; guarded all the same (nothing may unwind into C++).
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if let Some(s) = e.session.as_mut() {
+            s.count_unchanged();
+        }
+    }));
+}
+
 fn engine_stats(e: &Engine) -> ffi::EngineStats {
     let r = catch_unwind(AssertUnwindSafe(|| {
         e.session
@@ -499,6 +513,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         solver_runs: r.solver_runs,
         over_budget: r.over_budget,
         body_rounds: r.body_rounds,
+        unchanged: r.unchanged,
         fetch_rounds: r.fetch_rounds,
         objects_met: r.objects_met,
         objects_read: r.objects_read,

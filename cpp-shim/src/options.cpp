@@ -67,6 +67,12 @@ cl::opt<bool> PspaNoReuse("pspa-no-reuse",
                                    "earlier one (no summary reuse)"),
                           cl::init(false), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaNoLastAnswers(
+    "pspa-no-last-answers",
+    cl::desc("Read the state at every analysed call, even when it still holds what the "
+             "function's last analysis read (whose answer is otherwise given at once)"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaAllGlobals(
     "pspa-all-globals",
     cl::desc("Project each call's state from every global (the paper's roots), not only "
@@ -133,6 +139,7 @@ PluginOptions pluginOptions() {
   o.analyzeAll = PspaAnalyzeAll || envOn("KLEE_PLUGIN_PSPA_ANALYZE_ALL");
   o.dumpSnapshots = PspaDumpSnapshots;
   o.noReuse = PspaNoReuse;
+  o.lastAnswers = !PspaNoReuse && !PspaNoLastAnswers;
   o.allGlobals = PspaAllGlobals;
   o.eager = PspaEager;
   o.maxWork = PspaMaxWork;

@@ -19,6 +19,9 @@ struct PluginOptions {
   bool analyzeAll = false;
   std::string dumpSnapshots;
   bool noReuse = false, allGlobals = false, eager = false;
+  /// A call whose state holds what its function's last analysis read gets that answer
+  /// (last_answers.h); off with --pspa-no-reuse or --pspa-no-last-answers.
+  bool lastAnswers = true;
   std::uint64_t maxWork = 0;
   std::vector<std::string> allocators;
   bool keepPointsTo = false;

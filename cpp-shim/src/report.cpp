@@ -71,6 +71,8 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", unknown (too many targets) = " << reads.unknownTooMany
                  << ", unknown (read from memory, not a pointer field) = " << reads.unknownUntyped
                  << ", unknown (over the read budget) = " << reads.unknownBudget << "\n";
+    llvm::errs() << "KLEE: done: pspa last answers: " << s.unchanged
+                 << " calls answered without reading (the state held what their function's last analysis read)\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
                  << ", no isomorphism = " << s.miss_no_iso << "\n";
@@ -100,6 +102,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"solve_s", s.solve_micros / 1e6},
                                         {"solver_runs", s.solver_runs},
                                         {"body_rounds", s.body_rounds},
+                                        {"unchanged", s.unchanged},
                                         {"objects_met", s.objects_met},
                                         {"objects_read", s.objects_read},
                                         {"fetch_rounds", s.fetch_rounds},

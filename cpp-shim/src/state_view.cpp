@@ -128,6 +128,7 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
   const klee::MemoryObject *mo = find(id);
   if (!mo)
     return false;
+  met.push_back(mo);
   out.id = id;
   out.site = reinterpret_cast<std::size_t>(mo->allocSite);
   out.size = mo->size;
@@ -137,7 +138,7 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
 
 /// The type of an object: its global's or alloca's, else the first cast of its base
 /// pointer (paper, section 5), else null (unknown: field-insensitive).
-Type *KleeStateView::typeOf(const klee::MemoryObject *mo) const {
+Type *objectType(const ReadContext &ctx, const klee::MemoryObject *mo) {
   if (mo->allocSite) {
     if (auto *gv = dyn_cast<GlobalVariable>(mo->allocSite))
       return gv->getValueType();
@@ -147,6 +148,8 @@ Type *KleeStateView::typeOf(const klee::MemoryObject *mo) const {
   auto c = ctx.castTypes.find(mo->id);
   return c == ctx.castTypes.end() ? nullptr : c->second;
 }
+
+Type *KleeStateView::typeOf(const klee::MemoryObject *mo) const { return objectType(ctx, mo); }
 
 /// Whether a symbolic value may be built from an address, and how: `Constant` when it has
 /// a pointer-wide constant in it that is an object's or a function's address (pointer
@@ -214,6 +217,9 @@ bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &
   }
   if (Function *fn = ctx.executor->getFunctionAt(v))
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
+  else if (v < (std::uint64_t(1) << 48))
+    unresolved.push_back(v); // an object allocated there later would make it a pointer
+                             // (KLEE's objects are host memory: user space, under 2^48)
   return true; // otherwise not an address: an integer
 }
 
@@ -296,6 +302,7 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
   const klee::ObjectState *os = state.addressSpace.findObject(mo);
   if (!os)
     return false;
+  readMos.push_back(mo);
   unsigned width = klee::Context::get().getPointerWidth();
   unsigned bytes = width / 8;
   const DataLayout &dl = ctx.module->getDataLayout();

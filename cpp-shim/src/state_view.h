@@ -51,6 +51,10 @@ struct ReadContext {
 /// Whether the core lays out objects of type `t` (onCast types only those).
 bool layoutable(llvm::Type *t);
 
+/// The type of an object: its global's or alloca's, else the first cast of its base
+/// pointer (paper, section 5), else null (unknown: field-insensitive).
+llvm::Type *objectType(const ReadContext &ctx, const klee::MemoryObject *mo);
+
 /// A KLEE state as the core sees it. Answers are cached: the core may ask twice.
 class KleeStateView : public pspa::StateView {
 public:
@@ -94,6 +98,19 @@ private:
   mutable klee::MemoryObject probe{0};
   /// Bound objects lie in [objLo, objHi) (empty when there are none).
   std::uint64_t objLo = 0, objHi = 0;
+
+public:
+  /// What this view gave the core (`LastAnswers` keeps it): the objects whose site, size
+  /// and type it gave, those whose contents it read, and the concrete words of those
+  /// contents at or above the first page that were no object's or function's address.
+  const std::vector<const klee::MemoryObject *> &metObjects() const { return met; }
+  const std::vector<const klee::MemoryObject *> &readObjects() const { return readMos; }
+  const std::vector<std::uint64_t> &unresolvedWords() const { return unresolved; }
+
+private:
+  mutable std::vector<const klee::MemoryObject *> met;
+  mutable std::vector<const klee::MemoryObject *> readMos;
+  mutable std::vector<std::uint64_t> unresolved;
   /// Time spent resolving symbolic addresses for this call (--pspa-max-read-ms).
   mutable std::chrono::steady_clock::duration resolving{};
 };

@@ -1,7 +1,7 @@
-/* Code over the work budget (session.rs, `over_budget`): parse() and reduce() call each
- * other, one cycle of the call graph like SQLite's parser and code generator, so their
- * slices hold the same code; run() calls parse(), so its slice holds it too; leaf() is
- * called from the cycle but calls nothing back, so its slice is its own. */
+/* Code over the work budget (session.rs, `over_budget`, `doomed`): parse() and reduce()
+ * call each other, one cycle of the call graph like SQLite's parser and code generator,
+ * so their slices hold the same code; run() calls parse(), so its slice holds it too;
+ * leaf() is called from the cycle but calls nothing back, so its slice is its own. */
 #include "../harness/observe.h"
 
 struct tok { struct tok *next; char *text; };
@@ -25,5 +25,6 @@ int main(void) {
   OBS_PSPA(parse, parse(t1, 2), (uintptr_t)t1, 2);
   OBS_PSPA(run, run(t1), (uintptr_t)t1);
   OBS_PSPA(leaf, leaf(t1), (uintptr_t)t1);
+  OBS_PSPA(parse, parse(t1, 2), (uintptr_t)t1, 2);
   return 0;
 }

@@ -1,0 +1,55 @@
+// A call whose state still holds what its function's last analysis read gets that answer
+// without reading the state (cpp-shim/src/last_answers.h). sum(a) reads the three nodes of
+// the list a (their `next` and `v`); main's locals and the unrelated object `other` are
+// never read by it. --pspa-check checks every access of every call against the answer the
+// call got, reused or not.
+// RUN: %clang %s -o %t.bc
+// RUN: rm -rf %t.klee %t.off %t.noreuse
+// RUN: %klee --pspa-check --pspa-stats --pspa-analyze=sum --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// Five calls: #1 reads; #2 nothing it read changed (a write to `other` and to main's
+// local do not count): answered; #3 b->v changed: read again; #4 answered; #5 c->next now
+// points to a fourth node: read again, and its answer covers the new node (the check).
+// CHECK: KLEE: done: pspa calls analysed = 5 (pspa)
+// CHECK: KLEE: done: pspa last answers: 2 calls answered without reading
+// CHECK: KLEE: done: pspa check: calls checked = 5, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// Off, every call reads the state (two are isomorphism hits instead).
+// RUN: %klee --pspa-check --pspa-stats --pspa-no-last-answers --pspa-analyze=sum --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF
+// OFF: KLEE: done: pspa last answers: 0 calls
+// OFF: KLEE: done: pspa check: calls checked = 5, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// RUN: %klee --pspa-stats --pspa-no-reuse --pspa-analyze=sum --output-dir=%t.noreuse %t.bc 2>&1 | %FileCheck %s --check-prefix=NOREUSE
+// NOREUSE: KLEE: done: pspa analyses = 5, reused = 0
+// NOREUSE: KLEE: done: pspa last answers: 0 calls
+#include <stdlib.h>
+
+struct node {
+  struct node *next;
+  int v;
+};
+
+int sum(struct node *l) {
+  int s = 0;
+  for (; l; l = l->next)
+    s += l->v;
+  return s;
+}
+
+struct node *make(struct node *next, int v) {
+  struct node *n = malloc(sizeof *n);
+  n->next = next;
+  n->v = v;
+  return n;
+}
+
+int main(void) {
+  struct node *c = make(0, 3), *b = make(c, 2), *a = make(b, 1);
+  struct node *other = make(0, 0);
+  int t = sum(a);
+  other->v = t;
+  t += sum(a);
+  b->v = 7;
+  t += sum(a);
+  t += sum(a);
+  c->next = make(0, 4);
+  t += sum(a);
+  return t == 6 + 6 + 11 + 11 + 15 ? 0 : 1;
+}
