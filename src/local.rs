@@ -112,12 +112,16 @@ impl ValueSets {
 }
 
 /// A kind of field the analysis read: field N of objects of a layout, or anything in an
-/// untyped (field-insensitive) object of a static site. Isomorphic states read the same
-/// keys (isomorphisms keep layouts and sites).
+/// untyped (field-insensitive) object of a static site, through a load (a walk goes on
+/// from there); or a global whose contents flowed without a load (a copy, an escape:
+/// read, but walked no further). Isomorphic states read the same keys (isomorphisms keep
+/// layouts and sites, and globals are their own sites).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReadKey {
     Field(LayoutId, u32),
     Untyped(String),
+    /// A global (its site) whose contents flowed without a load.
+    CopiedGlobal(String),
 }
 
 impl CallResult {
@@ -494,6 +498,15 @@ impl<'p> CallAnalysis<'p> {
             }
             if !(read || walked.contains(so)) {
                 continue;
+            }
+            // A global read without a load (copied, escaped): the next call fetches it
+            // ahead too, or it would cost a round of its own every call (make's
+            // `__exit_function_table`, read by the escape of exit's handlers). Not other
+            // objects: a layout copied once would fetch every object of it (memcpy's
+            // destination too).
+            if read && o.kind == ObjKind::Global && !load_objs.contains(so) && !walked.contains(so)
+            {
+                fields.push(ReadKey::CopiedGlobal(o.site.clone()));
             }
             match o.layout {
                 // A deep access reads every field of what it walks; a collapsed object's

@@ -148,11 +148,11 @@ pub struct Session {
     /// instead of spending it again (failing is the conservative answer).
     over_budget: rustc_hash::FxHashSet<FuncId>,
     /// Functions that reach such a callee by direct calls and were never solved within
-    /// the budget: their slices hold its code, and their next solve gets a quarter of the
-    /// budget (SQLite's parser and code generator are one cycle of 72 functions with the
-    /// same slice of 1,780: each went over the budget in turn, after 1-2 s). The state
-    /// decides too (m4's `expand_token` shares `process_file`'s cycle but reads little):
-    /// one that fits is never predicted again.
+    /// the budget: their slices hold its code, and their calls fail at once too (SQLite's
+    /// parser and code generator are one cycle of 72 functions with the same slice of
+    /// 1,780: each went over the budget in turn, after 1-2 s, 45 of a 60 s run's 58 s of
+    /// analysis; a quarter of the budget for each first try still cost 31 s). A function
+    /// solved within the budget once is never predicted: states decide too.
     doomed: rustc_hash::FxHashSet<FuncId>,
     within_budget: rustc_hash::FxHashSet<FuncId>,
     /// Per function, the functions that call it directly (built at the first failure).
@@ -216,8 +216,6 @@ impl Session {
         let mut bodies: Vec<FuncId> = vec![abs.function];
         bodies.extend(self.bodies.get(&abs.function).into_iter().flatten());
         let mut slice: Option<Rc<Slice>>;
-        let predicted = self.doomed.contains(&abs.function);
-        let budget = max_work.map(|w| if predicted { (w / 4).max(1) } else { w });
         let ca = loop {
             if max_work.is_some() && self.over_budget.contains(&abs.function) {
                 // Its solve went over the budget before: states differ little next to it.
@@ -227,8 +225,15 @@ impl Session {
                     self.prog.functions[abs.function as usize].name
                 );
             }
+            if max_work.is_some() && self.doomed.contains(&abs.function) {
+                self.cache.stats.over_budget += 1;
+                bail!(
+                    "the analysis of `{}` needs more than its work budget (--max-work; it can run code whose analysis went over it)",
+                    self.prog.functions[abs.function as usize].name
+                );
+            }
             slice = self.options.slices.then(|| self.slice_for(&bodies, &roots));
-            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), budget);
+            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), max_work);
             log::debug!(
                 "miss of `{}`: {} bodies / {} state functions, slice {} functions / {} variables / {} objects; {} state objects ({} opaque); {} live functions, {} nodes, work {}, {} bodies demanded",
                 self.prog.functions[abs.function as usize].name,
@@ -272,14 +277,9 @@ impl Session {
             self.cache.stats.over_budget += 1;
             self.mark_over_budget(abs.function);
             bail!(
-                "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work{})",
+                "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
                 self.prog.functions[abs.function as usize].name,
-                budget.unwrap_or(0),
-                if predicted {
-                    ": a quarter of it, as it calls code that went over it"
-                } else {
-                    ""
-                }
+                max_work.unwrap_or(0)
             );
         };
         self.doomed.remove(&abs.function);
@@ -290,9 +290,9 @@ impl Session {
         Ok((result, false, solve_ms))
     }
 
-    /// `f`'s solve went over the work budget: its calls fail at once from now on, and
-    /// every function that reaches it by direct calls (whose slices hold `f`'s code) and
-    /// was never solved within the budget gets a quarter of it next time.
+    /// `f`'s solve went over the work budget: its calls fail at once from now on, and so do
+    /// those of every function that reaches it by direct calls (whose slices hold `f`'s
+    /// code) and was never solved within the budget.
     fn mark_over_budget(&mut self, f: FuncId) {
         let prog = &self.prog;
         let callers = self.callers.get_or_init(|| {
@@ -754,6 +754,22 @@ impl Session {
             }
             let known = fields.len();
             fields.extend(result.read_fields.iter().cloned());
+            if log::log_enabled!(log::Level::Debug) && !result.demand.is_empty() {
+                let sites: Vec<String> = result
+                    .demand
+                    .iter()
+                    .take(6)
+                    .map(|&i| abs.objects[i as usize].label())
+                    .collect();
+                log::debug!(
+                    "round {rounds} of `{}`: {} objects demanded ({}), {} fields known, {} new",
+                    g.function,
+                    result.demand.len(),
+                    sites.join(", "),
+                    known,
+                    fields.len() - known
+                );
+            }
             if result.demand.is_empty() {
                 self.count_call(reused_all);
                 if let Some(f) = function {
@@ -806,42 +822,60 @@ impl Session {
             return Ok(false);
         }
         // Which objects may be read at all: those of a layout with a field read, and the
-        // untyped objects of a site read.
+        // untyped objects of a site read; and which of those are walked through (loaded).
         let layouts: rustc_hash::FxHashSet<LayoutId> = fields
             .iter()
-            .filter_map(|k| {
-                if let ReadKey::Field(l, _) = k {
-                    Some(*l)
-                } else {
-                    None
-                }
+            .filter_map(|k| match k {
+                ReadKey::Field(l, _) => Some(*l),
+                _ => None,
             })
             .collect();
+        // Untyped sites read, and globals copied (fetched whatever their layout).
         let untyped_sites: rustc_hash::FxHashSet<&str> = fields
             .iter()
-            .filter_map(|k| {
-                if let ReadKey::Untyped(s) = k {
-                    Some(s.as_str())
-                } else {
-                    None
-                }
+            .filter_map(|k| match k {
+                ReadKey::Untyped(s) | ReadKey::CopiedGlobal(s) => Some(s.as_str()),
+                _ => None,
             })
             .collect();
         let untyped = |site: &str| untyped_sites.contains(site);
+        let walked_sites: rustc_hash::FxHashSet<&str> = fields
+            .iter()
+            .filter_map(|k| match k {
+                ReadKey::Untyped(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        let untyped_walked = |site: &str| walked_sites.contains(site);
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
+        // Globals met on the way (named by the functions whose addresses fetched objects
+        // hold) are roots too.
+        let mut globals_queued = g.globals.len();
         let mut seen = rustc_hash::FxHashSet::default();
         // At least as many as already fetched: each round re-solves what it has, so a
         // fixed step made a long list cost its length squared over the step; doubling
         // keeps the rounds' total within twice the last.
         let mut budget = MAX_PREFETCH.max(g.fetched_count());
-        while let Some(i) = queue.pop_front() {
+        loop {
+            let Some(i) = queue.pop_front() else {
+                if g.globals.len() == globals_queued {
+                    break;
+                }
+                queue.extend(
+                    g.globals[globals_queued..]
+                        .iter()
+                        .map(|(_, id)| g.index[id]),
+                );
+                globals_queued = g.globals.len();
+                continue;
+            };
             if !seen.insert(i) {
                 continue;
             }
             let layout = self.layout_of_object(g, i);
             let wanted = match layout {
-                Some(l) => layouts.contains(&l),
+                Some(l) => layouts.contains(&l) || untyped(&g.objects[i as usize].0.site),
                 None => untyped(&g.objects[i as usize].0.site),
             };
             if !g.fetched[i as usize] {
@@ -860,7 +894,7 @@ impl Session {
                         l,
                         self.prog.layouts[l as usize].field_at(sl.offset as i64),
                     )),
-                    None => wanted,
+                    None => untyped_walked(&g.objects[i as usize].0.site),
                 };
                 if !follow {
                     continue;
