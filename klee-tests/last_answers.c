@@ -6,18 +6,20 @@
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.klee %t.off %t.noreuse
 // RUN: %klee --pspa-check --pspa-stats --pspa-analyze=sum --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
-// Five calls: #1 reads; #2 nothing it read changed (a write to `other` and to main's
-// local do not count): answered; #3 b->v changed: read again; #4 answered; #5 c->next now
-// points to a fourth node: read again, and its answer covers the new node (the check).
-// CHECK: KLEE: done: pspa calls analysed = 5 (pspa)
+// Six calls: #1 reads; #2 nothing it read changed (a write to `other` and to main's
+// local do not count): answered; #3 sum(other), another argument: read (a's answer would
+// not cover `other`, which the check would report); #4 b->v changed (and the last answer
+// is other's): read again; #5 answered; #6 c->next now points to a fourth node: read
+// again, and its answer covers the new node (the check).
+// CHECK: KLEE: done: pspa calls analysed = 6 (pspa)
 // CHECK: KLEE: done: pspa last answers: 2 calls answered without reading
-// CHECK: KLEE: done: pspa check: calls checked = 5, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// CHECK: KLEE: done: pspa check: calls checked = 6, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // Off, every call reads the state (two are isomorphism hits instead).
 // RUN: %klee --pspa-check --pspa-stats --pspa-no-last-answers --pspa-analyze=sum --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF
 // OFF: KLEE: done: pspa last answers: 0 calls
-// OFF: KLEE: done: pspa check: calls checked = 5, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// OFF: KLEE: done: pspa check: calls checked = 6, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // RUN: %klee --pspa-stats --pspa-no-reuse --pspa-analyze=sum --output-dir=%t.noreuse %t.bc 2>&1 | %FileCheck %s --check-prefix=NOREUSE
-// NOREUSE: KLEE: done: pspa analyses = 5, reused = 0
+// NOREUSE: KLEE: done: pspa analyses = 6, reused = 0
 // NOREUSE: KLEE: done: pspa last answers: 0 calls
 #include <stdlib.h>
 
@@ -46,10 +48,11 @@ int main(void) {
   int t = sum(a);
   other->v = t;
   t += sum(a);
+  t += sum(other);
   b->v = 7;
   t += sum(a);
   t += sum(a);
   c->next = make(0, 4);
   t += sum(a);
-  return t == 6 + 6 + 11 + 11 + 15 ? 0 : 1;
+  return t == 6 + 6 + 6 + 11 + 11 + 15 ? 0 : 1;
 }

@@ -130,8 +130,9 @@ pub fn analyze_from_with<'p>(
         solver.stats.copy_edges,
         solver.stats.work
     );
-    // An incomplete solve has no meaningful mod/ref: its caller gives up on it.
-    let modref = if solver.over_budget {
+    // An incomplete solve has no meaningful mod/ref: its caller gives up on it, or solves
+    // again with the bodies it demanded.
+    let modref = if solver.over_budget || !solver.demanded_bodies.is_empty() {
         ModRef::default()
     } else if sets {
         modref::compute(&solver)

@@ -216,6 +216,8 @@ impl Session {
         let mut bodies: Vec<FuncId> = vec![abs.function];
         bodies.extend(self.bodies.get(&abs.function).into_iter().flatten());
         let mut slice: Option<Rc<Slice>>;
+        // Work of the rounds solved again with more bodies.
+        let mut spent: u64 = 0;
         let ca = loop {
             if max_work.is_some() && self.over_budget.contains(&abs.function) {
                 // Its solve went over the budget before: states differ little next to it.
@@ -233,7 +235,9 @@ impl Session {
                 );
             }
             slice = self.options.slices.then(|| self.slice_for(&bodies, &roots));
-            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), max_work);
+            // The budget bounds the call, body rounds included.
+            let left = max_work.map(|w| w.saturating_sub(spent).max(1));
+            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), left);
             log::debug!(
                 "miss of `{}`: {} bodies / {} state functions, slice {} functions / {} variables / {} objects; {} state objects ({} opaque); {} live functions, {} nodes, work {}, {} bodies demanded",
                 self.prog.functions[abs.function as usize].name,
@@ -253,6 +257,7 @@ impl Session {
             if demanded.is_empty() || ca.over_budget() {
                 break ca;
             }
+            spent += ca.analysis.solver.stats.work;
             drop(ca);
             self.cache.stats.solver_runs += 1;
             self.cache.stats.body_rounds += 1;
@@ -275,15 +280,22 @@ impl Session {
         self.cache.stats.solve_ms += solve_ms;
         let Some(result) = result else {
             self.cache.stats.over_budget += 1;
-            self.mark_over_budget(abs.function);
+            // Over it only with the rounds before the last: later calls, which start
+            // with the learned bodies, may fit; not remembered.
+            if spent == 0 {
+                self.mark_over_budget(abs.function);
+            }
             bail!(
                 "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
                 self.prog.functions[abs.function as usize].name,
                 max_work.unwrap_or(0)
             );
         };
-        self.doomed.remove(&abs.function);
-        self.within_budget.insert(abs.function);
+        // A complete answer (not a round of a partial state) shows the code fits.
+        if result.demand.is_empty() {
+            self.doomed.remove(&abs.function);
+            self.within_budget.insert(abs.function);
+        }
         if let Some(c) = canon {
             self.cache.insert(abs.function, c, result.clone());
         }
@@ -335,8 +347,8 @@ impl Session {
         self.cache.stats.update_ratio();
     }
 
-    /// The slice a miss solves over: the callee and the functions the state points to,
-    /// with what they reach (cached per set of roots; a few per callee in practice).
+    /// The slice a miss solves over: the bodies of `bodies` and of what they call, the
+    /// addresses of `addresses` (see slice.rs); cached per (bodies, addresses).
     fn slice_for(&mut self, bodies: &[FuncId], addresses: &[FuncId]) -> Rc<Slice> {
         let mut key = (bodies.to_vec(), addresses.to_vec());
         key.0.sort_unstable();
@@ -366,8 +378,8 @@ impl Session {
         sl
     }
 
-    /// The functions a miss's slice is rooted at: the callee and the functions the state
-    /// points to.
+    /// The callee and the functions the state points to: the addresses a miss's slice holds
+    /// (and the callee's body).
     fn slice_roots(&self, abs: &AbstractState) -> Vec<FuncId> {
         let mut roots: Vec<FuncId> = vec![abs.function];
         let funcs = abs

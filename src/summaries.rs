@@ -290,13 +290,15 @@ pub struct ReuseStats {
     pub reuse_hits: u64,
     /// Solver runs (an on-demand projection may solve a call's state in several rounds).
     pub solver_runs: u64,
-    /// Solver runs stopped at the work budget (their calls failed, conservatively).
+    /// Calls failed at the work budget, conservatively: stopped solves, and calls failed at
+    /// once because their function (or code it calls directly) went over it before.
     pub over_budget: u64,
     /// Solver runs made again because the solve bound a function whose body the slice
     /// did not hold (a call through a pointer the state or the code holds; `slice.rs`).
     pub body_rounds: u64,
-    /// Calls the KLEE plugin answered with its function's last answer, every object that
-    /// analysis met being unchanged since (counted in `reuse_hits` too; no state was read).
+    /// Calls the KLEE plugin answered with its function's last answer: the objects that
+    /// analysis met are the same objects with the same types, those it read hold the same
+    /// bytes (counted in `reuse_hits` too; no state was read).
     pub unchanged: u64,
     /// On-demand projections: rounds, objects met (opaque included) and objects read.
     pub fetch_rounds: u64,

@@ -334,8 +334,9 @@ fn run_native(src: &Path) -> (Vec<ModRefReport>, Vec<String>) {
 
 #[test]
 fn slices_give_the_sets_of_the_whole_program() {
-    // A miss solves over the call's slice of the program (src/slice.rs): the callee and the
-    // functions its state points to, with what they name. The reference solves over the
+    // A miss solves over the call's slice of the program (src/slice.rs): the bodies of the
+    // callee and of what it calls, and of the functions its solve binds through pointers
+    // (a round more each time one is missing). The reference solves over the
     // whole module; both must give the same sets, post-states of skipped calls included
     // (the chopped pair is one path: the second call merges the first's post-state).
     let ex = |f: &str| root().join("examples/snapshots").join(f);
@@ -492,11 +493,8 @@ fn code_over_the_work_budget_fails_at_once_in_every_function_that_can_run_it() {
         );
         assert_eq!(runs[i], 0, "{}: no solver ran", names[i]);
     }
-    assert!(
-        !e(3).contains("can run") && !e(3).contains("earlier call"),
-        "{}",
-        e(3)
-    );
+    // leaf's own solve goes over a budget of one too: its error is the solver's.
+    assert!(e(3).contains("points-to elements"), "{}", e(3));
     assert!(runs[3] >= 1, "leaf is solved");
     assert!(e(4).contains("can run code"), "{}", e(4));
     assert_eq!(runs[4], 0, "parse's second call ran no solver");

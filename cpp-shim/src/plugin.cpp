@@ -359,6 +359,8 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
       pspa::CallReport r = hit->report;
       r.reused = true;
       r.micros = us;
+      r.projected_objects = 0; // nothing of this state was met or read
+      r.read_objects = 0;
       log->record(const_cast<klee::InterpreterHandler &>(executor->getHandler()), f->getName().str(),
                   ki->info ? ki->info->line : 0, r);
       return hit->answer;

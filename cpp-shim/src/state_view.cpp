@@ -217,9 +217,8 @@ bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &
   }
   if (Function *fn = ctx.executor->getFunctionAt(v))
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
-  else if (v < (std::uint64_t(1) << 48))
+  else
     unresolved.push_back(v); // an object allocated there later would make it a pointer
-                             // (KLEE's objects are host memory: user space, under 2^48)
   return true; // otherwise not an address: an integer
 }
 

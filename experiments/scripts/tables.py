@@ -413,7 +413,7 @@ def cost(res, pairs):
                      r["calls"], r.get("reuse_ratio"), r["hit_us"], r["miss_us"],
                      f"{r['failures']} ({100 * r['failures'] / max(r['calls'], 1):.2f}%)", unknown])
     notes = (f"Each row: {reps} runs with the plugin and {reps} of KLEE alone, DFS. libtasn1 on its "
-             "instruction budget; SQLite and m4 for 60 s (m4's one path ends before). " + TIMED_NOTE +
+             "instruction budget; SQLite, make and m4 for 60 s (m4's one path ends before). " + TIMED_NOTE +
              "For a run stopped by time the slowdown compares different stretches of the program (KLEE alone "
              "gets further): the share's is the better estimate there. Below, the median plugin run's "
              "`KLEE: done: pspa ...` lines (--pspa-stats) and the functions whose analysis cost most.\n")
