@@ -270,6 +270,12 @@ pub struct Program {
 }
 
 impl Program {
+    /// How many abstract fields (solver nodes) an object of `layout` has: one when it has
+    /// none (field-insensitive).
+    pub fn fields_of(&self, layout: Option<LayoutId>) -> u32 {
+        layout.map_or(1, |l| self.layouts[l as usize].abs_size())
+    }
+
     /// Variables whose points-to set is exactly what one constraint of the program puts
     /// there: defined by a single constraint and never bound by a call (formals, results,
     /// returned values, variadic areas are). The solver may merge two such variables when

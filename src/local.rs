@@ -229,10 +229,7 @@ pub fn analyze_call_within<'p>(
     let fields: usize = abs
         .objects
         .iter()
-        .map(|o| {
-            o.layout
-                .map_or(1, |l| sp.layouts[l as usize].abs_size() as usize)
-        })
+        .map(|o| sp.fields_of(o.layout) as usize)
         .sum();
     s.reserve_nodes(fields);
     let mut obj_map = Vec::with_capacity(abs.objects.len());

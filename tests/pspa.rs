@@ -17,16 +17,19 @@ fn root() -> PathBuf {
 }
 
 fn run_snapshots(files: &[PathBuf]) -> Vec<ModRefReport> {
-    let snaps: Vec<LoadedSnapshot> = files
+    analyze_in_one_session(&load_all(files), Default::default())
+}
+
+fn load_all(files: &[PathBuf]) -> Vec<LoadedSnapshot> {
+    files
         .iter()
         .map(|f| LoadedSnapshot::load(f).unwrap())
-        .collect();
-    let mut s = Session::open(
-        &snaps[0].module_path,
-        &Default::default(),
-        Default::default(),
-    )
-    .unwrap();
+        .collect()
+}
+
+/// Every snapshot, in order, in one session with `options`.
+fn analyze_in_one_session(snaps: &[LoadedSnapshot], options: SessionOptions) -> Vec<ModRefReport> {
+    let mut s = Session::open(&snaps[0].module_path, &Default::default(), options).unwrap();
     snaps
         .iter()
         .map(|x| s.analyze_snapshot(x).unwrap())
@@ -349,25 +352,14 @@ fn slices_give_the_sets_of_the_whole_program() {
         fig1,
     ];
     for files in &groups {
-        let snaps: Vec<LoadedSnapshot> = files
-            .iter()
-            .map(|f| LoadedSnapshot::load(f).unwrap())
-            .collect();
+        let snaps = load_all(files);
         let run = |slices: bool| {
-            let mut s = Session::open(
-                &snaps[0].module_path,
-                &Default::default(),
-                SessionOptions {
-                    slices,
-                    reuse: false,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-            snaps
-                .iter()
-                .map(|x| s.analyze_snapshot(x).unwrap())
-                .collect::<Vec<_>>()
+            let options = SessionOptions {
+                slices,
+                reuse: false,
+                ..Default::default()
+            };
+            analyze_in_one_session(&snaps, options)
         };
         let (sliced, whole) = (run(true), run(false));
         for (a, b) in sliced.iter().zip(&whole) {
@@ -1116,25 +1108,14 @@ fn a_global_read_by_a_copy_is_fetched_ahead_at_the_next_call() {
     // argument. Its first call meets `defaults` opaque, the copy reads it: a second round.
     // Its second call fetches it in the first round. The sets are the eager projection's.
     let (_d, files) = native_snapshots(&root().join("tests/pspa/copyglobal.c"));
-    let snaps: Vec<LoadedSnapshot> = files
-        .iter()
-        .map(|f| LoadedSnapshot::load(f).unwrap())
-        .collect();
+    let snaps = load_all(&files);
     let run = |on_demand: bool| {
-        let mut s = Session::open(
-            &snaps[0].module_path,
-            &Default::default(),
-            SessionOptions {
-                on_demand,
-                reuse: false,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        snaps
-            .iter()
-            .map(|x| s.analyze_snapshot(x).unwrap())
-            .collect::<Vec<_>>()
+        let options = SessionOptions {
+            on_demand,
+            reuse: false,
+            ..Default::default()
+        };
+        analyze_in_one_session(&snaps, options)
     };
     let (lazy, eager) = (run(true), run(false));
     let rounds: Vec<usize> = lazy.iter().map(|r| r.stats.fetch_rounds).collect();

@@ -246,10 +246,7 @@ impl<'p> Solver<'p> {
         let fields: usize = prog
             .objects
             .iter()
-            .map(|o| {
-                o.layout
-                    .map_or(1, |l| prog.layouts[l as usize].abs_size() as usize)
-            })
+            .map(|o| prog.fields_of(o.layout) as usize)
             .sum();
         s.reserve_nodes(fields + 1);
         for o in &prog.objects {
@@ -319,10 +316,7 @@ impl<'p> Solver<'p> {
     /// Add an object (a unique site of a seeded state, or a model allocation).
     pub fn add_object(&mut self, o: Object) -> ObjId {
         let id = self.objs.len() as ObjId;
-        let nfields = o
-            .layout
-            .map(|l| self.prog.layouts[l as usize].abs_size())
-            .unwrap_or(1);
+        let nfields = self.prog.fields_of(o.layout);
         let base = self.rep.len() as Node;
         for f in 0..nfields {
             let n = self.new_node();
