@@ -215,25 +215,28 @@ impl Session {
         // slice lacks is made again with it (at most once per function and callee).
         let mut bodies: Vec<FuncId> = vec![abs.function];
         bodies.extend(self.bodies.get(&abs.function).into_iter().flatten());
+        if max_work.is_some() {
+            // Its solve went over the budget before (states differ little next to it), or
+            // it can run code whose solve did.
+            let why = if self.over_budget.contains(&abs.function) {
+                Some("known from an earlier call")
+            } else if self.doomed.contains(&abs.function) {
+                Some("it can run code whose analysis went over it")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.cache.stats.over_budget += 1;
+                bail!(
+                    "the analysis of `{}` needs more than its work budget (--max-work; {why})",
+                    self.prog.functions[abs.function as usize].name
+                );
+            }
+        }
         let mut slice: Option<Rc<Slice>>;
         // Work of the rounds solved again with more bodies.
         let mut spent: u64 = 0;
         let ca = loop {
-            if max_work.is_some() && self.over_budget.contains(&abs.function) {
-                // Its solve went over the budget before: states differ little next to it.
-                self.cache.stats.over_budget += 1;
-                bail!(
-                    "the analysis of `{}` needs more than its work budget (--max-work; known from an earlier call)",
-                    self.prog.functions[abs.function as usize].name
-                );
-            }
-            if max_work.is_some() && self.doomed.contains(&abs.function) {
-                self.cache.stats.over_budget += 1;
-                bail!(
-                    "the analysis of `{}` needs more than its work budget (--max-work; it can run code whose analysis went over it)",
-                    self.prog.functions[abs.function as usize].name
-                );
-            }
             slice = self.options.slices.then(|| self.slice_for(&bodies, &roots));
             // The budget bounds the call, body rounds included.
             let left = max_work.map(|w| w.saturating_sub(spent).max(1));
@@ -842,23 +845,19 @@ impl Session {
                 _ => None,
             })
             .collect();
-        // Untyped sites read, and globals copied (fetched whatever their layout).
-        let untyped_sites: rustc_hash::FxHashSet<&str> = fields
-            .iter()
-            .filter_map(|k| match k {
-                ReadKey::Untyped(s) | ReadKey::CopiedGlobal(s) => Some(s.as_str()),
-                _ => None,
-            })
-            .collect();
-        let untyped = |site: &str| untyped_sites.contains(site);
-        let walked_sites: rustc_hash::FxHashSet<&str> = fields
-            .iter()
-            .filter_map(|k| match k {
-                ReadKey::Untyped(s) => Some(s.as_str()),
-                _ => None,
-            })
-            .collect();
-        let untyped_walked = |site: &str| walked_sites.contains(site);
+        // Untyped sites read (through loads: walked too), and globals copied (fetched
+        // whatever their layout, walked no further).
+        let sites_of = |copied: bool| -> rustc_hash::FxHashSet<&str> {
+            fields
+                .iter()
+                .filter_map(|k| match k {
+                    ReadKey::Untyped(s) if !copied => Some(s.as_str()),
+                    ReadKey::CopiedGlobal(s) if copied => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (untyped_sites, copied_globals) = (sites_of(false), sites_of(true));
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
         // Globals met on the way (named by the functions whose addresses fetched objects
@@ -886,10 +885,12 @@ impl Session {
                 continue;
             }
             let layout = self.layout_of_object(g, i);
-            let wanted = match layout {
-                Some(l) => layouts.contains(&l) || untyped(&g.objects[i as usize].0.site),
-                None => untyped(&g.objects[i as usize].0.site),
-            };
+            let site = g.objects[i as usize].0.site.as_str();
+            let wanted = copied_globals.contains(site)
+                || match layout {
+                    Some(l) => layouts.contains(&l),
+                    None => untyped_sites.contains(site),
+                };
             if !g.fetched[i as usize] {
                 if !wanted {
                     continue;
@@ -906,7 +907,7 @@ impl Session {
                         l,
                         self.prog.layouts[l as usize].field_at(sl.offset as i64),
                     )),
-                    None => untyped_walked(&g.objects[i as usize].0.site),
+                    None => untyped_sites.contains(g.objects[i as usize].0.site.as_str()),
                 };
                 if !follow {
                     continue;

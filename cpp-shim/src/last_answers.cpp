@@ -11,16 +11,6 @@
 namespace pspa_plugin {
 
 namespace {
-/// The object bound at `address` in `state` (its first byte), or null.
-const klee::MemoryObject *objectAt(const klee::ExecutionState &state, std::uint64_t address,
-                                   klee::MemoryObject &probe) {
-  probe.address = address;
-  const auto *res = state.addressSpace.objects.lookup_previous(&probe);
-  if (!res)
-    return nullptr;
-  return res->first;
-}
-
 bool onlyConcrete(const ReadStats &a, const ReadStats &b) {
   return a.symbolicAddress == b.symbolicAddress && a.symbolicData == b.symbolicData &&
          a.unknownTyped == b.unknownTyped && a.unknownTooMany == b.unknownTooMany &&
@@ -40,7 +30,7 @@ bool LastAnswers::holds(const Entry &e, const klee::ExecutionState &state,
   std::vector<const klee::MemoryObject *> mos(e.met.size());
   for (std::size_t i = 0; i < e.met.size(); ++i) {
     const Met &m = e.met[i];
-    const klee::MemoryObject *mo = objectAt(state, m.address, probe);
+    const klee::MemoryObject *mo = objectHolding(state.addressSpace, m.address, probe);
     // The same object (ids are never reused), with the same type.
     if (!mo || mo->id != m.id || mo->address != m.address || objectType(ctx, mo) != m.type)
       return false;
@@ -59,16 +49,12 @@ bool LastAnswers::holds(const Entry &e, const klee::ExecutionState &state,
   }
   // A word that was no address may be one now: an object allocated there since. Only
   // words within the bound objects' span can be (a lookup each).
-  if (!e.unresolved.empty() && !state.addressSpace.objects.empty()) {
-    std::uint64_t lo = state.addressSpace.objects.min().first->address;
-    const klee::MemoryObject *last = state.addressSpace.objects.max().first;
-    std::uint64_t hi = last->address + std::max<std::uint64_t>(last->size, 1);
+  if (!e.unresolved.empty()) {
+    auto [lo, hi] = boundSpan(state.addressSpace);
     for (auto it = std::lower_bound(e.unresolved.begin(), e.unresolved.end(), lo);
-         it != e.unresolved.end() && *it < hi; ++it) {
-      const klee::MemoryObject *mo = objectAt(state, *it, probe);
-      if (mo && ((mo->size == 0 && *it == mo->address) || *it - mo->address < mo->size))
+         it != e.unresolved.end() && *it < hi; ++it)
+      if (objectHolding(state.addressSpace, *it, probe))
         return false;
-    }
   }
   return true;
 }
@@ -91,7 +77,7 @@ void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
     bytes -= old->second.bytes.size();
     last.erase(old);
   }
-  if (!answer || !onlyConcrete(before, ctx.reads) || view.metObjects().size() > MaxObjects)
+  if (!answer || !view.recorded() || !onlyConcrete(before, ctx.reads))
     return;
   Entry e;
   e.args = args;

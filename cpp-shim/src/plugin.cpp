@@ -367,6 +367,8 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
     }
   }
   pspa_plugin::KleeStateView view(reading, state, f, arguments);
+  if (lastServes)
+    view.recordFor(pspa_plugin::LastAnswers::MaxObjects);
   std::string dump;
   if (!options.dumpSnapshots.empty())
     dump = options.dumpSnapshots + "/call-" + std::to_string(++dumped) + ".json";

@@ -128,7 +128,15 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
   const klee::MemoryObject *mo = find(id);
   if (!mo)
     return false;
-  met.push_back(mo);
+  if (recording && met.size() >= recordCap) {
+    // Too large to be kept: stop recording.
+    recording = false;
+    met = {};
+    readMos = {};
+    unresolved = {};
+  }
+  if (recording)
+    met.push_back(mo);
   out.id = id;
   out.site = reinterpret_cast<std::size_t>(mo->allocSite);
   out.size = mo->size;
@@ -138,6 +146,23 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
 
 /// The type of an object: its global's or alloca's, else the first cast of its base
 /// pointer (paper, section 5), else null (unknown: field-insensitive).
+std::pair<std::uint64_t, std::uint64_t> boundSpan(const klee::AddressSpace &space) {
+  if (space.objects.empty())
+    return {0, 0};
+  const klee::MemoryObject *last = space.objects.max().first;
+  return {space.objects.min().first->address, last->address + std::max<std::uint64_t>(last->size, 1)};
+}
+
+const klee::MemoryObject *objectHolding(const klee::AddressSpace &space, std::uint64_t v,
+                                        klee::MemoryObject &probe) {
+  probe.address = v;
+  const auto *res = space.objects.lookup_previous(&probe);
+  if (!res)
+    return nullptr;
+  const klee::MemoryObject *mo = res->first;
+  return (mo->size == 0 && v == mo->address) || v - mo->address < mo->size ? mo : nullptr;
+}
+
 Type *objectType(const ReadContext &ctx, const klee::MemoryObject *mo) {
   if (mo->allocSite) {
     if (auto *gv = dyn_cast<GlobalVariable>(mo->allocSite))
@@ -199,13 +224,10 @@ bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &
   // memory are data pointers.
   // One probe object, moved: constructing one per word would use up KLEE's object ids (a
   // signed int counter) in a long run.
-  probe.address = v;
-  if (v < objLo || v >= objHi) {
-    // No bound object holds it: a function's address (KLEE does not bind those) or an
-    // integer.
-  } else if (const auto res = state.addressSpace.objects.lookup_previous(&probe)) {
-    const klee::MemoryObject *mo = res->first;
-    if ((mo->size == 0 && v == mo->address) || v - mo->address < mo->size) {
+  // Outside the bound objects' span: a function's address (KLEE does not bind those) or
+  // an integer.
+  if (v >= objLo && v < objHi) {
+    if (const klee::MemoryObject *mo = objectHolding(state.addressSpace, v, probe)) {
       if (mo->allocSite && isa<Function>(mo->allocSite)) {
         out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(mo->allocSite)});
       } else {
@@ -217,7 +239,7 @@ bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &
   }
   if (Function *fn = ctx.executor->getFunctionAt(v))
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
-  else
+  else if (recording)
     unresolved.push_back(v); // an object allocated there later would make it a pointer
   return true; // otherwise not an address: an integer
 }
@@ -301,7 +323,8 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
   const klee::ObjectState *os = state.addressSpace.findObject(mo);
   if (!os)
     return false;
-  readMos.push_back(mo);
+  if (recording)
+    readMos.push_back(mo);
   unsigned width = klee::Context::get().getPointerWidth();
   unsigned bytes = width / 8;
   const DataLayout &dl = ctx.module->getDataLayout();

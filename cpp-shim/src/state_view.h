@@ -11,7 +11,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace llvm {
@@ -55,19 +57,32 @@ bool layoutable(llvm::Type *t);
 /// pointer (paper, section 5), else null (unknown: field-insensitive).
 llvm::Type *objectType(const ReadContext &ctx, const klee::MemoryObject *mo);
 
+/// [lo, hi): the span of the objects bound in `space` (lo == hi when none). A word outside
+/// it is no object's address.
+std::pair<std::uint64_t, std::uint64_t> boundSpan(const klee::AddressSpace &space);
+
+/// The object bound in `space` that holds address `v` (as AddressSpace::resolveOne finds
+/// it, without building an expression), or null. `probe` is the caller's lookup key: one
+/// per caller, since each MemoryObject made takes one of KLEE's object ids.
+const klee::MemoryObject *objectHolding(const klee::AddressSpace &space, std::uint64_t v,
+                                        klee::MemoryObject &probe);
+
 /// A KLEE state as the core sees it. Answers are cached: the core may ask twice.
 class KleeStateView : public pspa::StateView {
 public:
   KleeStateView(ReadContext &ctx, klee::ExecutionState &s, llvm::Function *f, std::vector<klee::ref<klee::Expr>> &args)
       : ctx(ctx), state(s), callee(f), args(args) {
-    // The span of the bound objects: a word outside it is no object's address, and needs
-    // no lookup (most words of a structure are names, counts and flags).
-    const auto &objects = s.addressSpace.objects;
-    if (!objects.empty()) {
-      objLo = objects.min().first->address;
-      const klee::MemoryObject *last = objects.max().first;
-      objHi = last->address + std::max<std::uint64_t>(last->size, 1);
-    }
+    // A word outside the bound objects' span needs no lookup (most words of a structure
+    // are names, counts and flags).
+    std::tie(objLo, objHi) = boundSpan(s.addressSpace);
+  }
+
+  /// Keep what `metObjects`, `readObjects` and `unresolvedWords` return, while at most
+  /// `maxObjects` objects are met (LastAnswers keeps only small states: recording a large
+  /// one would be work on every call for nothing). Off by default.
+  void recordFor(std::size_t maxObjects) const {
+    recording = true;
+    recordCap = maxObjects;
   }
 
   std::size_t num_args() const override { return args.size(); }
@@ -100,14 +115,18 @@ private:
   std::uint64_t objLo = 0, objHi = 0;
 
 public:
-  /// What this view gave the core (`LastAnswers` keeps it): the objects whose site, size
-  /// and type it gave, those whose contents it read, and the concrete words of those
-  /// contents at or above the first page that were no object's or function's address.
+  /// What this view gave the core (`LastAnswers` keeps it), when recorded (`recordFor`):
+  /// the objects whose site, size and type it gave, those whose contents it read, and the
+  /// concrete words of those contents at or above the first page that were no object's or
+  /// function's address.
+  bool recorded() const { return recording; }
   const std::vector<const klee::MemoryObject *> &metObjects() const { return met; }
   const std::vector<const klee::MemoryObject *> &readObjects() const { return readMos; }
   const std::vector<std::uint64_t> &unresolvedWords() const { return unresolved; }
 
 private:
+  mutable bool recording = false;
+  mutable std::size_t recordCap = 0;
   mutable std::vector<const klee::MemoryObject *> met;
   mutable std::vector<const klee::MemoryObject *> readMos;
   mutable std::vector<std::uint64_t> unresolved;
