@@ -197,6 +197,14 @@ pub struct Function {
     /// is a demand for its body (`Solver::demanded_bodies`), and the slice is made again
     /// with it. Always false in a module's own program.
     pub address_only: bool,
+    /// Its body holds a `ret` or a `resume`: it may go back to its caller (returning or
+    /// unwinding).
+    pub returns: bool,
+    /// Its body holds an `unreachable` (what follows a call that does not return).
+    pub unreachable: bool,
+    /// A call of it ends the process (`Program::mark_process_enders`): what it runs is not part
+    /// of what its caller does when it returns.
+    pub ends_process: bool,
 }
 
 impl Function {
@@ -263,13 +271,50 @@ pub struct Program {
     /// The variable of each LLVM instruction or argument that carries pointers, by the
     /// address of its value: how a client names the pointer operand of an access.
     pub value_vars: FxHashMap<usize, VarId>,
+    /// The module may leave a function other than by returning to its caller: it catches
+    /// exceptions (a landing pad) or names `setjmp` (a `longjmp` may land there).
+    pub nonlocal_jumps: bool,
     /// Name -> function and label -> object, built on first use (see `function_by_name`).
     names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
     /// See `single_def`; built on first use.
     single_def: once_cell::sync::OnceCell<Vec<bool>>,
 }
 
+/// Functions whose calls end the process whatever the program does: C's `exit` family
+/// (an atexit handler may not leave by `longjmp`) and KLEE's own path enders.
+const ENDS_PROCESS: &[&str] = &[
+    "exit",
+    "_exit",
+    "_Exit",
+    "quick_exit",
+    "klee_silent_exit",
+    "klee_report_error",
+    "klee_abort",
+];
+
+/// Names of `setjmp`: a module that names one may `longjmp` out of any function.
+const SETJMP: &[&str] = &["setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "savectx"];
+
 impl Program {
+    /// Mark the functions whose calls end the process (`Function::ends_process`): those of
+    /// `ENDS_PROCESS`, and, in a module with no non-local jump (no landing pad, no
+    /// `setjmp`), the defined functions that never go back to their caller: no `ret`, no
+    /// `resume`, and an `unreachable` (the code after a call that does not return; a
+    /// function of a mere endless loop is left alone, so that the functions it calls stay
+    /// visible to whoever asks whether a call may end the path). `abort` and
+    /// `__assert_fail` are among those. Called by the front end once every body is read.
+    pub fn mark_process_enders(&mut self) {
+        self.nonlocal_jumps |= self
+            .functions
+            .iter()
+            .any(|f| SETJMP.contains(&f.name.as_str()));
+        let jumps = self.nonlocal_jumps;
+        for f in &mut self.functions {
+            f.ends_process = ENDS_PROCESS.contains(&f.name.as_str())
+                || (!jumps && f.defined && !f.returns && f.unreachable);
+        }
+    }
+
     /// How many abstract fields (solver nodes) an object of `layout` has: one when it has
     /// none (field-insensitive).
     pub fn fields_of(&self, layout: Option<LayoutId>) -> u32 {
@@ -407,5 +452,60 @@ impl Program {
                 v.name = format!("{}#{}", v.name, n);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn func(name: &str, defined: bool, returns: bool, unreachable: bool) -> Function {
+        Function {
+            name: name.to_string(),
+            defined,
+            returns,
+            unreachable,
+            ..Default::default()
+        }
+    }
+
+    /// Which functions end the process: by name always (`exit`, even declared); by shape
+    /// (no `ret`, an `unreachable`) only where nothing can jump out of a function. `die`
+    /// ends in an `unreachable`; `serve` loops forever without one; `parse` returns.
+    #[test]
+    fn a_function_ends_the_process_by_name_or_by_its_shape_when_nothing_jumps_out() {
+        let funcs = || {
+            vec![
+                func("exit", false, false, false),
+                func("die", true, false, true),
+                func("serve", true, false, false),
+                func("parse", true, true, true),
+            ]
+        };
+        let ends =
+            |p: &Program| -> Vec<bool> { p.functions.iter().map(|f| f.ends_process).collect() };
+        let mut p = Program {
+            functions: funcs(),
+            ..Default::default()
+        };
+        p.mark_process_enders();
+        assert_eq!(ends(&p), [true, true, false, false]);
+        // A module that names setjmp may longjmp out of `die`: only `exit` is left.
+        let mut q = Program {
+            functions: funcs(),
+            ..Default::default()
+        };
+        q.functions.push(func("_setjmp", false, false, false));
+        q.mark_process_enders();
+        assert!(q.nonlocal_jumps);
+        assert_eq!(ends(&q)[..4], [true, false, false, false]);
+        // So does one that catches exceptions (a landing pad, noted by the front end).
+        let mut r = Program {
+            functions: funcs(),
+            nonlocal_jumps: true,
+            ..Default::default()
+        };
+        r.mark_process_enders();
+        assert_eq!(ends(&r), [true, false, false, false]);
     }
 }

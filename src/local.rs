@@ -189,16 +189,18 @@ pub fn analyze_call<'p>(
     abs: &AbstractState,
     slice: Option<&'p Slice>,
 ) -> CallAnalysis<'p> {
-    analyze_call_within(prog, abs, slice, None)
+    analyze_call_within(prog, abs, slice, None, false)
 }
 
 /// `analyze_call` stopped after `budget` units of solver work (`SolverStats::work`);
-/// check `over_budget` before using the result.
+/// check `over_budget` before using the result. `cut_exits`: calls that end the
+/// process are not followed (`Solver::cut_exits`).
 pub fn analyze_call_within<'p>(
     prog: &'p Program,
     abs: &AbstractState,
     slice: Option<&'p Slice>,
     budget: Option<u64>,
+    cut_exits: bool,
 ) -> CallAnalysis<'p> {
     let t = Instant::now();
     let sp: &'p Program = slice.map(|s| &s.prog).unwrap_or(prog);
@@ -220,6 +222,7 @@ pub fn analyze_call_within<'p>(
         .collect();
     let mut s = Solver::with_init(sp, |o| !from_state.contains(&o));
     s.budget = budget;
+    s.cut_exits = cut_exits;
     // Only a state with opaque objects can demand more (another round): the sets of any
     // other are an answer, computed at once.
     let may_demand = abs.objects.iter().any(|o| o.opaque);

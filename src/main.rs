@@ -107,6 +107,12 @@ enum Cmd {
         /// checked against).
         #[arg(long)]
         eager: bool,
+        /// Follow calls that end the process (exit, abort, a function that cannot
+        /// return otherwise) into what they run (atexit handlers...). By default the sets
+        /// are what a call does when it returns to its caller; the KLEE plugin's
+        /// --pspa-follow-exits.
+        #[arg(long)]
+        follow_exits: bool,
         /// Give up on a call (an error) once its solve has offered this many points-to
         /// elements to sets (about 0.5e9 a second); the KLEE plugin's --pspa-max-work.
         /// 0 means no bound, as for the plugin; without the option there is none either.
@@ -316,6 +322,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             all_globals,
             whole_program,
             eager,
+            follow_exits,
             max_work,
             points_to,
             stats,
@@ -338,6 +345,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 max_work: max_work.filter(|&n| n > 0),
                 points_to,
                 cache_entries,
+                follow_exits,
                 ..Default::default()
             };
             // One session per module: snapshots of different programs do not share anything.

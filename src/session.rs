@@ -92,6 +92,14 @@ pub struct SessionOptions {
     pub slices: bool,
     /// Bound of the summary cache, per function (least recently used entries go).
     pub cache_entries: usize,
+    /// Follow calls that end the process (`exit`, `abort`, a function that cannot return
+    /// otherwise: `Function::ends_process`). Off (the default), an answer is what the call
+    /// does in the executions where it returns to its caller: what runs once the process
+    /// is ending (atexit handlers, make's `die` after a failed allocation) is not in its
+    /// sets. Nothing after the call can see those effects; clients that follow the path
+    /// into such code (`--pspa-check`, `--pspa-resolve`) do not use the answer there, and
+    /// whether a call may end the path is still answered (`CallResult::calls`).
+    pub follow_exits: bool,
 }
 
 impl Default for SessionOptions {
@@ -105,6 +113,7 @@ impl Default for SessionOptions {
             on_demand: true,
             slices: true,
             cache_entries: DEFAULT_ENTRIES_PER_FUNCTION,
+            follow_exits: false,
         }
     }
 }
@@ -125,6 +134,9 @@ pub struct CallOptions {
     /// Keep the points-to sets of the pointers the call dereferences, whatever the
     /// session's `points_to`.
     pub points_to: bool,
+    /// Follow calls that end the process, whatever the session's `follow_exits` (the
+    /// WIT colours cover every write the code may make). Such a call is solved afresh.
+    pub follow_exits: bool,
 }
 
 pub struct Session {
@@ -198,7 +210,8 @@ impl Session {
         let need_post = call.keep_post;
         let max_work = self.options.max_work;
         let mut canon = None;
-        if self.options.reuse && !call.fresh {
+        let cut_exits = !(self.options.follow_exits || call.follow_exits);
+        if self.options.reuse && !call.fresh && (cut_exits || self.options.follow_exits) {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);
             let hit = self.cache.lookup(abs, &c, need_post);
@@ -240,7 +253,7 @@ impl Session {
             slice = self.options.slices.then(|| self.slice_for(&bodies, &roots));
             // The budget bounds the call, body rounds included.
             let left = max_work.map(|w| w.saturating_sub(spent).max(1));
-            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), left);
+            let ca = local::analyze_call_within(&self.prog, abs, slice.as_deref(), left, cut_exits);
             log::debug!(
                 "miss of `{}`: {} bodies / {} state functions, slice {} functions / {} variables / {} objects; {} state objects ({} opaque); {} live functions, {} nodes, work {}, {} bodies demanded",
                 self.prog.functions[abs.function as usize].name,
@@ -553,17 +566,21 @@ impl Session {
     /// for `analyze_on_demand_after`), lacking the writes of the skipped calls still
     /// pending on its path (`posts`, oldest first): a fresh analysis that keeps its
     /// points-to sets (a cached summary may lack them), of everything the call can reach
-    /// (the colours cover what it may reach), joined with the pending post-states. The
+    /// (the colours cover what it may reach, calls that end the process followed), joined
+    /// with the pending post-states. The
     /// answer maps a live object to its location in the colours (`Answer::node_of`).
     pub fn wit_at(
         &mut self,
         read: &mut ReadState<'_>,
         posts: &[&PostState],
     ) -> Result<(Answer, WitColours)> {
+        // Every write the code may make is coloured, those of code that ends the process
+        // too (an atexit handler's).
         let call = CallOptions {
             eager: true,
             fresh: true,
             points_to: true,
+            follow_exits: true,
             ..Default::default()
         };
         let (_, abs, result, _) = self.analyze_on_demand_after(read, posts, call)?;

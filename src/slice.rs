@@ -127,6 +127,12 @@ impl Slice {
                     vwork.extend(call.ret);
                     owork.extend(call.heap);
                     match call.callee {
+                        // A call that ends the process is not followed (`Solver::
+                        // cut_exits`): its address only, and its body on demand when
+                        // an analysis follows it.
+                        Callee::Direct(g) if prog.functions[g as usize].ends_process => {
+                            awork.push(g)
+                        }
                         Callee::Direct(g) => fwork.push(g),
                         Callee::Indirect(v) => vwork.push(v),
                     }
@@ -270,6 +276,7 @@ impl Slice {
                     obj: fo(func.obj),
                     model: func.model,
                     address_only: true,
+                    ends_process: func.ends_process,
                     ..Default::default()
                 });
                 continue;

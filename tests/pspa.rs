@@ -1349,3 +1349,53 @@ fn reads_through_unknown_code_and_va_lists_are_read_on_demand() {
     }
     assert_eq!(lazy.stats.abstraction.opaque_objects, 0);
 }
+
+#[test]
+fn what_runs_once_the_process_is_ending_is_not_in_a_returning_calls_sets() {
+    // tests/pspa/exits.c: keep(e, "a") may reach fatal() through xmalloc, and fatal()
+    // clears `torn_down` and `entries` and frees every entry before exit. Those writes
+    // happen only in executions where keep() never returns, so its default sets leave
+    // them out; followed (follow_exits), they are there. Both have what keep() does when
+    // it returns: e's `name` field written, the new copy. fatal() and exit() end the
+    // process; xmalloc (it returns) and spin() (an endless loop, no `unreachable`) do not.
+    let path = root().join("tests/pspa/exits.c");
+    check_soundness("exits.c", 1);
+    let (_d, files) = native_snapshots(&path);
+    let snaps = load_all(&files);
+    let run = |follow_exits: bool| {
+        let options = SessionOptions {
+            follow_exits,
+            ..Default::default()
+        };
+        analyze_in_one_session(&snaps, options).remove(0)
+    };
+    let (cut, followed) = (run(false), run(true));
+    let has = |v: &[String], p: &str| v.iter().any(|l| l.starts_with(p));
+    for r in [&cut, &followed] {
+        assert_eq!(r.function, "keep");
+        assert!(has(&r.modset, "heap:main:"), "e->name: {:?}", r.modset);
+        assert!(has(&r.modset, "heap:xmalloc:"), "the copy: {:?}", r.modset);
+    }
+    for g in ["global:torn_down", "global:entries"] {
+        assert!(!has(&cut.modset, g), "{g} in {:?}", cut.modset);
+        assert!(has(&followed.modset, g), "{g} not in {:?}", followed.modset);
+    }
+    assert!(!has(&cut.freeset, "heap:main:"), "{:?}", cut.freeset);
+    assert!(
+        has(&followed.freeset, "heap:main:"),
+        "{:?}",
+        followed.freeset
+    );
+    // Cut sets are within the followed ones.
+    for l in cut.modset.iter().chain(&cut.refset) {
+        assert!(
+            followed.modset.contains(l) || followed.refset.contains(l),
+            "{l}"
+        );
+    }
+    let prog = pspa::facts::Program::from_file(&snaps[0].module_path, &Default::default()).unwrap();
+    let ends = |f: &str| prog.functions[prog.function_by_name(f).unwrap() as usize].ends_process;
+    assert!(ends("fatal") && ends("exit"));
+    assert!(!ends("xmalloc") && !ends("spin") && !ends("keep"));
+    assert!(!prog.nonlocal_jumps);
+}

@@ -141,6 +141,8 @@ pub mod ffi {
         points_to: bool,
         /// `FrontOptions::allocators` (`--pspa-allocator`).
         allocators: Vec<String>,
+        /// `SessionOptions::follow_exits` (`--pspa-follow-exits`).
+        follow_exits: bool,
     }
 
     /// What `engine_wit` computed.
@@ -234,6 +236,12 @@ pub mod ffi {
         /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses
         /// go through the call's arguments.
         fn engine_body_modelled(e: &Engine, function: usize) -> bool;
+        /// Whether the engine's past-sensitive answers leave out what a call of
+        /// `function` (`llvm::Function*`) runs: it ends the process (`exit`, a function
+        /// that cannot return otherwise) and `--pspa-follow-exits` is off. Such code is
+        /// not part of what an enclosing call does when it returns: clients do not hold
+        /// accesses inside it to the enclosing calls' answers. False in SPA mode.
+        fn engine_not_followed(e: &Engine, function: usize) -> bool;
         /// The functions (`llvm::Function*`) a call of `function` may call directly or
         /// through a pointer, per the whole-program analysis (computed once, on first use).
         /// False when there is no analysis (then nothing is known: assume anything).
@@ -425,6 +433,7 @@ fn session_options(o: &ffi::EngineOptions) -> SessionOptions {
         // 0: no bound.
         max_work: (o.max_work > 0).then_some(o.max_work),
         points_to: o.points_to,
+        follow_exits: o.follow_exits,
         ..Default::default()
     }
 }
@@ -829,6 +838,20 @@ fn engine_body_modelled(e: &Engine, function: usize) -> bool {
         let f = &s.prog.functions[f as usize];
         f.defined && f.model.is_some()
     })
+}
+
+fn engine_not_followed(e: &Engine, function: usize) -> bool {
+    let Some(s) = e.session.as_ref() else {
+        return false;
+    };
+    // Whole-program answers follow every call.
+    if e.spa || s.options().follow_exits {
+        return false;
+    }
+    s.prog
+        .site_functions
+        .get(&function)
+        .is_some_and(|&f| s.prog.functions[f as usize].ends_process)
 }
 
 fn answer_may_call_any(e: &Engine, a: &CallAnswer, functions: &[usize]) -> bool {

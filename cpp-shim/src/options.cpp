@@ -67,6 +67,16 @@ cl::opt<bool> PspaNoReuse("pspa-no-reuse",
                                    "earlier one (no summary reuse)"),
                           cl::init(false), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaFollowExits(
+    "pspa-follow-exits",
+    cl::desc("Follow calls that end the process (exit, abort, a function that cannot "
+             "return otherwise) into what they run, atexit handlers included. By default an "
+             "analysed call's sets are what it does when it returns to its caller: nothing "
+             "after the call sees the rest, and --pspa-check and --pspa-resolve do not hold "
+             "accesses made inside such code to the enclosing calls' answers (WIT always "
+             "follows them)"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaNoLastAnswers(
     "pspa-no-last-answers",
     cl::desc("Read the state at every analysed call, even when it still holds what the "
@@ -142,6 +152,7 @@ PluginOptions pluginOptions() {
   o.lastAnswers = !PspaNoReuse && !PspaNoLastAnswers;
   o.allGlobals = PspaAllGlobals;
   o.eager = PspaEager;
+  o.followExits = PspaFollowExits;
   o.maxWork = PspaMaxWork;
   o.allocators.assign(PspaAllocators.begin(), PspaAllocators.end());
   o.keepPointsTo = PspaKeepPointsTo;

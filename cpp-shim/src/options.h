@@ -19,6 +19,8 @@ struct PluginOptions {
   bool analyzeAll = false;
   std::string dumpSnapshots;
   bool noReuse = false, allGlobals = false, eager = false;
+  /// --pspa-follow-exits: analyses follow calls that end the process.
+  bool followExits = false;
   /// A call whose state holds what its function's last analysis read gets that answer
   /// (last_answers.h); off with --pspa-no-reuse or --pspa-no-last-answers.
   bool lastAnswers = true;

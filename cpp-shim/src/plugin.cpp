@@ -287,7 +287,8 @@ void PspaPlugin::moduleReady(klee::Executor &ex, Module &m) {
                                     options.eager,
                                     options.maxWork,
                                     options.keepPointsTo || pspa_plugin::ResolveClient::enabled(),
-                                    std::move(allocators)};
+                                    std::move(allocators),
+                                    options.followExits};
   engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name, engineOptions));
   std::string err(pspa::engine_error(**engine));
   if (!err.empty()) {

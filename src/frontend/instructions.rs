@@ -93,7 +93,10 @@ impl Front<'_> {
                     }
                 }
             }
+            LLVMUnreachable => self.f().unreachable = true,
+            LLVMResume => self.f().returns = true,
             LLVMRet => {
+                self.f().returns = true;
                 if LLVMGetNumOperands(i) > 0 {
                     let s = self.var(LLVMGetOperand(i, 0));
                     if let (Some(r), Some(s)) = (self.f().ret, s) {
@@ -110,6 +113,7 @@ impl Front<'_> {
             | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMICmp
             | LLVMFCmp => {}
             LLVMLandingPad | LLVMCatchPad | LLVMCleanupPad | LLVMCatchSwitch => {
+                self.prog.nonlocal_jumps = true;
                 if ptrish {
                     self.unsupported("exception handling");
                 }

@@ -189,6 +189,7 @@ impl<'m> Front<'m> {
             }
             f = LLVMGetNextFunction(f);
         }
+        self.prog.mark_process_enders();
         // KLEE allocates a variadic call's arguments in one object whose `allocSite` is
         // the call: that object is the callee's `...` object (`Function::varargs`).
         for (call, g) in std::mem::take(&mut self.vararg_calls) {

@@ -67,6 +67,16 @@ impl<'p> Solver<'p> {
         if !self.bound.insert((c, g)) {
             return;
         }
+        if self.cut_exits && self.prog.functions[g as usize].ends_process {
+            // The process ends in it: nothing it does is seen by a caller that returns.
+            // It is still called (whether a call may end the path asks `callees`).
+            let caller = self.calls[c as usize].caller as usize;
+            if !self.callees[caller].contains(&g) {
+                self.callees[caller].push(g);
+            }
+            self.stats.exit_calls_cut += 1;
+            return;
+        }
         if self.prog.functions[g as usize].address_only {
             // Its body is outside the slice: nothing of the call is bound, the answer is
             // incomplete and will be made again with the body (`demanded_bodies`).

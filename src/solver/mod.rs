@@ -80,6 +80,8 @@ pub struct SolverStats {
     pub escaped_objects: usize,
     pub live_functions: usize,
     pub indirect_call_targets: usize,
+    /// Calls not followed because they end the process (`cut_exits`).
+    pub exit_calls_cut: usize,
     /// Indirect call targets skipped because their arity cannot match the call.
     pub arity_mismatches: usize,
     /// Indirect call targets skipped because pointer-carrying parameters or results do not
@@ -175,6 +177,10 @@ pub struct Solver<'p> {
     /// Stop once this much work is done (`stats.work`); the answer is then incomplete and
     /// `over_budget` says so (a call's analysis must not cost more than it can save).
     pub budget: Option<u64>,
+    /// Calls of functions that end the process (`Function::ends_process`) are not followed:
+    /// the answer is what the code does when it returns to its caller (a past-sensitive
+    /// call's analysis; see `SessionOptions::follow_exits`). Off for whole programs.
+    pub cut_exits: bool,
     pub over_budget: bool,
     /// Functions bound to a call whose bodies the program (a slice) does not hold
     /// (`Function::address_only`), in the order met: the answer lacks their effects, and
@@ -237,6 +243,7 @@ impl<'p> Solver<'p> {
             reads: None,
             loads: RoaringBitmap::new(),
             budget: None,
+            cut_exits: false,
             over_budget: false,
             demanded_bodies: Vec::new(),
             stats: SolverStats::default(),

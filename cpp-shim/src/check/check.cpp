@@ -2,7 +2,8 @@
 // store executed inside the call, on every path, until the call returns, must be in the
 // call's ref or mod set, its object mapped to its abstract node (its unique site if it
 // existed when the call was analysed, its static site if allocated since). Accesses to
-// the call's own locals are not effects and are left out. The per-path stacks of checked
+// the call's own locals are not effects and are left out, and so are those made under a
+// call that ends the process, which the answers do not follow (--pspa-follow-exits). The per-path stacks of checked
 // calls are copied at forks.
 
 #include "check/check.h"
@@ -66,6 +67,11 @@ void CheckClient::callRuns(CallSite &c, const CallAnalysis &a) {
   std::vector<CheckedCall> *inside = returnedFrom(state, state.stack.size());
   if (inside && c.f->isDeclaration() && !c.f->isIntrinsic() && !inside->empty())
     ++stats.externalCalls;
+  // What runs under it is not part of the enclosing calls' answers. Pushed before the
+  // call's own entry: the call's own answer follows its body.
+  if (inside && !inside->empty() &&
+      pspa::engine_not_followed(host.analysisEngine(), reinterpret_cast<std::size_t>(c.f)))
+    inside->push_back(CheckedCall{nullptr, state.stack.size() + 1, 0, c.f, true});
   if (!a.analysed)
     return;
   if (!a.answer) {
@@ -86,8 +92,18 @@ bool CheckClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction
     return false;
   auto *ce = dyn_cast<klee::ConstantExpr>(offset);
   std::uint64_t off = ce ? ce->getZExtValue() : 0;
-  // Every enclosing analysed call does this access (the innermost's sets are in theirs).
-  for (const CheckedCall &c : *inside) {
+  // Every enclosing analysed call does this access (the innermost's sets are in theirs),
+  // unless it runs under a call that ends the process that the call made.
+  std::size_t firstOwn = 0;
+  for (std::size_t i = inside->size(); i-- > 0;)
+    if ((*inside)[i].ends) {
+      firstOwn = i + 1;
+      break;
+    }
+  for (std::size_t i = 0; i < firstOwn; ++i)
+    stats.ending += !(*inside)[i].ends;
+  for (std::size_t i = firstOwn; i < inside->size(); ++i) {
+    const CheckedCall &c = (*inside)[i];
     pspa::LiveObjectFfi o = liveObject(mo, c.firstNew);
     pspa::NodeKind node = pspa::answer_node(host.analysisEngine(), **c.answer, o);
     if (node == pspa::NodeKind::Local) {
@@ -138,6 +154,7 @@ void CheckClient::report(klee::InterpreterHandler &, llvm::json::Object &json) {
                                      {"locals", stats.locals},
                                      {"unknown_site", stats.unknownSite},
                                      {"symbolic_offset", stats.symbolicOffset},
+                                     {"under_ending_calls", stats.ending},
                                      {"declared_calls_inside", stats.externalCalls}};
   llvm::errs() << "KLEE: done: pspa check: calls checked = " << stats.calls << ", accesses = " << stats.accesses
                << ", outside mod/ref = " << stats.outside << "\n";
@@ -145,6 +162,7 @@ void CheckClient::report(klee::InterpreterHandler &, llvm::json::Object &json) {
                << ", accesses to the calls' own locals = " << stats.locals
                << ", to objects of unknown site = " << stats.unknownSite
                << ", at symbolic offsets (whole object) = " << stats.symbolicOffset
+               << ", under a call that ends the process (not the call's) = " << stats.ending
                << ", calls of declared functions inside (their own accesses unseen) = " << stats.externalCalls << "\n";
 }
 

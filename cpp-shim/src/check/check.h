@@ -31,6 +31,9 @@ private:
     std::size_t depth; // stack depth while the call runs: its frame is at depth - 1
     std::uint64_t firstNew; // objects with a smaller id existed when the call was analysed
     llvm::Function *f;
+    /// Not a checked call: a call that ends the process, which the enclosing calls'
+    /// answers do not follow (`engine_not_followed`). Accesses under it are not theirs.
+    bool ends = false;
   };
   struct Stats {
     std::uint64_t calls = 0;          // analysed calls checked (their answer held)
@@ -38,6 +41,7 @@ private:
     std::uint64_t accesses = 0;       // loads and stores checked (per enclosing analysed call)
     std::uint64_t outside = 0;        // of those, outside the call's mod/ref: must be 0
     std::uint64_t locals = 0;         // to locals of the call's own activations (not effects)
+    std::uint64_t ending = 0;         // under a call that ends the process (not the call's)
     std::uint64_t unknownSite = 0;    // to objects of no known site (answered "may")
     std::uint64_t symbolicOffset = 0; // at a symbolic offset (checked for the whole object)
     std::uint64_t externalCalls = 0;  // calls of declared functions inside checked calls

@@ -125,6 +125,7 @@ void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
   std::vector<Frame> &v = frames(state);
   Frame fr;
   fr.f = f;
+  fr.ends = pspa::engine_not_followed(host.analysisEngine(), reinterpret_cast<std::size_t>(f));
   for (unsigned i = 0; i < args.size() && i < f->arg_size(); ++i)
     if (f->getArg(i)->getType()->isPointerTy() && !isa<klee::ConstantExpr>(args[i]))
       fr.symbolicPointerArg = true;
@@ -183,6 +184,13 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     while (j > 0 && v[j].symbolicPointerArg)
       --j;
   Frame &fr = v[j];
+  // Under a call that ends the process, made inside the answering call: not followed by
+  // its answer (a function run there may have its sets from other calls only).
+  for (std::size_t k = j + 1; k <= top; ++k)
+    if (v[k].ends) {
+      ++underEndingCalls;
+      return false;
+    }
   if (!fr.answer) {
     // The first symbolic dereference under this function: resolved fully; its later
     // calls take a snapshot.
@@ -243,6 +251,7 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                                        {"pruned_accesses", pruned},
                                        {"through_arguments", throughArguments},
                                        {"no_snapshot", noSnapshot},
+                                       {"under_ending_calls", underEndingCalls},
                                        {"validation_queries", validationQueries}};
   // The run's statistics are the counts (one place, also in run.stats).
   llvm::errs() << "KLEE: done: pspa resolve: symbolic accesses = " << statResolveAccesses.getValue()
@@ -251,7 +260,8 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                << ", mismatches = " << statResolveMismatches.getValue() << "\n";
   llvm::errs() << "KLEE: done: pspa resolve: pruned accesses = " << pruned
                << " (through a modelled call's arguments = " << throughArguments
-               << "), resolved fully (no snapshot yet) = " << noSnapshot;
+               << "), resolved fully (no snapshot yet) = " << noSnapshot
+               << ", under a call that ends the process = " << underEndingCalls;
   if (PspaResolveValidate)
     llvm::errs() << ", validation queries = " << validationQueries;
   llvm::errs() << "\n";

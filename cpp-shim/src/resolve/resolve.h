@@ -40,6 +40,9 @@ private:
     bool symbolicPointerArg = false;
     Answer answer;
     std::uint64_t firstNew = 0;
+    /// A call that ends the process, which the answers of the frames out from it do not
+    /// follow (`engine_not_followed`): their sets say nothing of pointers under it.
+    bool ends = false;
   };
   std::vector<Frame> &frames(klee::ExecutionState &state);
   /// Whether the analysis replaces `f`'s body by a library model (cached per function).
@@ -51,7 +54,7 @@ private:
   std::unordered_map<const llvm::Function *, bool> marked;
   std::unordered_map<const llvm::Function *, bool> modelledBodies;
   /// Beyond the run.stats columns (resolve.cpp's statistics).
-  std::uint64_t pruned = 0, throughArguments = 0, noSnapshot = 0, validationQueries = 0;
+  std::uint64_t pruned = 0, throughArguments = 0, noSnapshot = 0, validationQueries = 0, underEndingCalls = 0;
   bool warnedMismatch = false;
 };
 
