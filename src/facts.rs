@@ -272,7 +272,7 @@ pub struct Program {
     /// address of its value: how a client names the pointer operand of an access.
     pub value_vars: FxHashMap<usize, VarId>,
     /// The module may leave a function other than by returning to its caller: it catches
-    /// exceptions (a landing pad) or names `setjmp` (a `longjmp` may land there).
+    /// exceptions (a landing pad) or calls `setjmp` (a `longjmp` may land there).
     pub nonlocal_jumps: bool,
     /// Name -> function and label -> object, built on first use (see `function_by_name`).
     names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
@@ -292,22 +292,38 @@ const ENDS_PROCESS: &[&str] = &[
     "klee_abort",
 ];
 
-/// Names of `setjmp`: a module that names one may `longjmp` out of any function.
+/// Names of `setjmp`: a module that calls one may `longjmp` out of any function.
 const SETJMP: &[&str] = &["setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "savectx"];
 
 impl Program {
     /// Mark the functions whose calls end the process (`Function::ends_process`): those of
-    /// `ENDS_PROCESS`, and, in a module with no non-local jump (no landing pad, no
+    /// `ENDS_PROCESS`, and, in a module with no non-local jump (no landing pad, no call of
     /// `setjmp`), the defined functions that never go back to their caller: no `ret`, no
     /// `resume`, and an `unreachable` (the code after a call that does not return; a
     /// function of a mere endless loop is left alone, so that the functions it calls stay
     /// visible to whoever asks whether a call may end the path). `abort` and
     /// `__assert_fail` are among those. Called by the front end once every body is read.
     pub fn mark_process_enders(&mut self) {
-        self.nonlocal_jumps |= self
+        // A setjmp the module calls, or whose address it takes (libc defines one whether
+        // or not the program uses it).
+        let setjmp: FxHashSet<ObjId> = self
             .functions
             .iter()
-            .any(|f| SETJMP.contains(&f.name.as_str()));
+            .filter(|f| SETJMP.contains(&f.name.as_str()))
+            .map(|f| f.obj)
+            .collect();
+        let called = self.calls.iter().any(|c| match c.callee {
+            Callee::Direct(g) => setjmp.contains(&self.functions[g as usize].obj),
+            Callee::Indirect(_) => false,
+        });
+        let taken = self
+            .functions
+            .iter()
+            .flat_map(|f| f.constraints.iter())
+            .chain(self.init_constraints.iter())
+            .any(|c| matches!(c, Constraint::AddrOf { obj, .. } if setjmp.contains(obj)))
+            || self.init.iter().any(|&(_, _, t, _)| setjmp.contains(&t));
+        self.nonlocal_jumps |= called || taken;
         let jumps = self.nonlocal_jumps;
         for f in &mut self.functions {
             f.ends_process = ENDS_PROCESS.contains(&f.name.as_str())
@@ -490,12 +506,26 @@ mod tests {
         };
         p.mark_process_enders();
         assert_eq!(ends(&p), [true, true, false, false]);
-        // A module that names setjmp may longjmp out of `die`: only `exit` is left.
+        // A module that defines setjmp (libc does) but never calls it: the same.
         let mut q = Program {
             functions: funcs(),
             ..Default::default()
         };
-        q.functions.push(func("_setjmp", false, false, false));
+        q.functions.push(func("_setjmp", true, true, false));
+        q.mark_process_enders();
+        assert!(!q.nonlocal_jumps);
+        assert_eq!(ends(&q)[..4], [true, true, false, false]);
+        // One that calls it may longjmp out of `die`: only `exit` is left.
+        q.calls.push(CallSite {
+            caller: 3,
+            callee: Callee::Direct(4),
+            args: Vec::new(),
+            ret: None,
+            line: 0,
+            heap: None,
+            arg_ptr: None,
+            model: None,
+        });
         q.mark_process_enders();
         assert!(q.nonlocal_jumps);
         assert_eq!(ends(&q)[..4], [true, false, false, false]);

@@ -307,6 +307,18 @@ impl Session {
                 max_work.unwrap_or(0)
             );
         };
+        if log::log_enabled!(log::Level::Trace) {
+            let names: Vec<&str> = result
+                .calls
+                .iter()
+                .map(|&f| self.prog.functions[f as usize].name.as_str())
+                .collect();
+            log::trace!(
+                "`{}` may run: {}",
+                self.prog.functions[abs.function as usize].name,
+                names.join(" ")
+            );
+        }
         // A complete answer (not a round of a partial state) shows the code fits.
         if result.demand.is_empty() {
             self.doomed.remove(&abs.function);
