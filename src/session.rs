@@ -167,6 +167,8 @@ pub struct Session {
     /// solved within the budget once is never predicted: states decide too.
     doomed: rustc_hash::FxHashSet<FuncId>,
     within_budget: rustc_hash::FxHashSet<FuncId>,
+    /// Per function, its calls that went over the budget only after a body round.
+    late_overruns: FxHashMap<FuncId, u32>,
     /// Per function, the functions that call it directly (built at the first failure).
     callers: once_cell::unsync::OnceCell<Vec<Vec<FuncId>>>,
     /// Per function, the fields its calls read so far: a new call fetches along them from
@@ -297,8 +299,12 @@ impl Session {
         let Some(result) = result else {
             self.cache.stats.over_budget += 1;
             // Over it only with the rounds before the last: later calls, which start
-            // with the learned bodies, may fit; not remembered.
-            if spent == 0 {
+            // with the learned bodies, may fit; not remembered, unless that keeps
+            // happening (SQLite's expression walker meets new callbacks at every call:
+            // 30 calls each went over after a body round, 87 ms each).
+            let late = self.late_overruns.entry(abs.function).or_default();
+            *late += (spent > 0) as u32;
+            if spent == 0 || *late >= MAX_LATE_OVERRUNS {
                 self.mark_over_budget(abs.function);
             }
             bail!(
@@ -458,6 +464,7 @@ impl Session {
             over_budget: Default::default(),
             doomed: Default::default(),
             within_budget: Default::default(),
+            late_overruns: Default::default(),
             callers: once_cell::unsync::OnceCell::new(),
             predicted: Default::default(),
             heavy: Default::default(),
@@ -745,6 +752,26 @@ impl Session {
         read(self, &mut g, Fetch::Roots)?;
         let roots = g.objects.len();
         let function = self.prog.function_by_name(&g.function);
+        // A call bound to fail at its budget fails before its state is read: on SQLite,
+        // reading cost each later call of an expression walker that went over it 87 ms.
+        // (A cached summary of an earlier state that fitted could have answered a state
+        // like it; such calls give that up.)
+        if let (Some(f), Some(_)) = (function, self.options.max_work) {
+            let why = if self.over_budget.contains(&f) {
+                Some("known from an earlier call")
+            } else if self.doomed.contains(&f) {
+                Some("it can run code whose analysis went over it")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.cache.stats.over_budget += 1;
+                bail!(
+                    "the analysis of `{}` needs more than its work budget (--max-work; {why})",
+                    g.function
+                );
+            }
+        }
         let mut fields = function
             .and_then(|f| self.predicted.get(&f))
             .cloned()
@@ -1018,6 +1045,10 @@ pub const DEFAULT_EAGER_WORK: u64 = 10_000_000;
 
 /// Objects fetched ahead of demand in one step, at most (or as many as already fetched).
 const MAX_PREFETCH: usize = 1 << 14;
+
+/// Calls of a function that may go over the work budget after a body round before its
+/// later calls fail at once (as after one that went over in its first round).
+const MAX_LATE_OVERRUNS: u32 = 2;
 
 /// Rounds of an on-demand projection before the rest is read at once.
 pub const MAX_FETCH_ROUNDS: usize = 16;
