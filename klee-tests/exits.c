@@ -14,7 +14,7 @@
 // - --pspa-resolve: reset's `c->x = 0` on fatal's path has a symbolic address. fatal's
 //   call has a symbolic pointer argument, so the snapshot that would answer is xmalloc's,
 //   whose answer knows reset's pointer only from xmalloc's own call of it (a heap block)
-//   and would skip the four cells (validated, they were 2 mismatches): the resolution is
+//   and would skip the four cells (validated, they were 4 mismatches): the resolution is
 //   left to KLEE (counted). 0 mismatches.
 // - --pspa-follow-exits: the answers follow fatal and exit; nothing is left out, the
 //   same 0 outside and 0 mismatches, and nothing counted under an ending call.
