@@ -301,8 +301,9 @@ impl Program {
     /// `setjmp`), the defined functions that never go back to their caller: no `ret`, no
     /// `resume`, and an `unreachable` (the code after a call that does not return; a
     /// function of a mere endless loop is left alone, so that the functions it calls stay
-    /// visible to whoever asks whether a call may end the path). `abort` and
-    /// `__assert_fail` are among those. Called by the front end once every body is read.
+    /// visible to whoever asks whether a call may end the path): libc's `abort` and
+    /// `__assert_fail` when the module defines them. Called by the front end once every
+    /// body is read.
     pub fn mark_process_enders(&mut self) {
         // A setjmp the module calls, or whose address it takes (libc defines one whether
         // or not the program uses it).
@@ -326,7 +327,8 @@ impl Program {
         self.nonlocal_jumps |= called || taken;
         let jumps = self.nonlocal_jumps;
         for f in &mut self.functions {
-            f.ends_process = ENDS_PROCESS.contains(&f.name.as_str())
+            // A program's own `exit` that returns is not libc's.
+            f.ends_process = (ENDS_PROCESS.contains(&f.name.as_str()) && !(f.defined && f.returns))
                 || (!jumps && f.defined && !f.returns && f.unreachable);
         }
     }
@@ -485,57 +487,74 @@ mod tests {
         }
     }
 
-    /// Which functions end the process: by name always (`exit`, even declared); by shape
-    /// (no `ret`, an `unreachable`) only where nothing can jump out of a function. `die`
-    /// ends in an `unreachable`; `serve` loops forever without one; `parse` returns.
-    #[test]
-    fn a_function_ends_the_process_by_name_or_by_its_shape_when_nothing_jumps_out() {
-        let funcs = || {
-            vec![
-                func("exit", false, false, false),
-                func("die", true, false, true),
-                func("serve", true, false, false),
-                func("parse", true, true, true),
-            ]
-        };
-        let ends =
-            |p: &Program| -> Vec<bool> { p.functions.iter().map(|f| f.ends_process).collect() };
-        let mut p = Program {
-            functions: funcs(),
-            ..Default::default()
-        };
-        p.mark_process_enders();
-        assert_eq!(ends(&p), [true, true, false, false]);
-        // A module that defines setjmp (libc does) but never calls it: the same.
-        let mut q = Program {
-            functions: funcs(),
-            ..Default::default()
-        };
-        q.functions.push(func("_setjmp", true, true, false));
-        q.mark_process_enders();
-        assert!(!q.nonlocal_jumps);
-        assert_eq!(ends(&q)[..4], [true, true, false, false]);
-        // One that calls it may longjmp out of `die`: only `exit` is left.
-        q.calls.push(CallSite {
-            caller: 3,
-            callee: Callee::Direct(4),
+    fn call(caller: FuncId, callee: FuncId) -> CallSite {
+        CallSite {
+            caller,
+            callee: Callee::Direct(callee),
             args: Vec::new(),
             ret: None,
             line: 0,
             heap: None,
             arg_ptr: None,
             model: None,
-        });
+        }
+    }
+
+    /// Which functions end the process: by name (`exit`, even declared; not a defined
+    /// `exit` that returns); by shape (no `ret`, an `unreachable`) only where nothing can
+    /// jump out of a function. `die` ends in an `unreachable`; `serve` loops forever
+    /// without one; `parse` returns.
+    #[test]
+    fn a_function_ends_the_process_by_name_or_by_its_shape_when_nothing_jumps_out() {
+        // Each function its own object, as the front end makes them.
+        let funcs = || {
+            let mut v = vec![
+                func("exit", false, false, false),
+                func("die", true, false, true),
+                func("serve", true, false, false),
+                func("parse", true, true, true),
+                func("_setjmp", true, true, false),
+            ];
+            for (i, f) in v.iter_mut().enumerate() {
+                f.obj = i as ObjId;
+            }
+            v
+        };
+        let ends =
+            |p: &Program| -> Vec<bool> { p.functions.iter().map(|f| f.ends_process).collect() };
+        // parse calls die: no setjmp is called. libc's _setjmp is defined, never called.
+        let mut p = Program {
+            functions: funcs(),
+            calls: vec![call(3, 1)],
+            ..Default::default()
+        };
+        p.mark_process_enders();
+        assert!(!p.nonlocal_jumps);
+        assert_eq!(ends(&p)[..4], [true, true, false, false]);
+        // One that calls it may longjmp out of `die`: only `exit` is left.
+        let mut q = Program {
+            functions: funcs(),
+            calls: vec![call(3, 1), call(3, 4)],
+            ..Default::default()
+        };
         q.mark_process_enders();
         assert!(q.nonlocal_jumps);
         assert_eq!(ends(&q)[..4], [true, false, false, false]);
-        // So does one that catches exceptions (a landing pad, noted by the front end).
+        // A program's own `exit` that returns is not libc's.
+        let mut e = Program {
+            functions: funcs(),
+            ..Default::default()
+        };
+        e.functions[0] = func("exit", true, true, false);
+        e.mark_process_enders();
+        assert!(!e.functions[0].ends_process);
+        // One with a landing pad (noted by the front end): only `exit` is left too.
         let mut r = Program {
             functions: funcs(),
             nonlocal_jumps: true,
             ..Default::default()
         };
         r.mark_process_enders();
-        assert_eq!(ends(&r), [true, false, false, false]);
+        assert_eq!(ends(&r)[..4], [true, false, false, false]);
     }
 }

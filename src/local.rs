@@ -75,6 +75,8 @@ pub struct CallResult {
     /// Every function the call may run or call (the callee, the functions reached from it
     /// under the state's function pointers, and the declared functions they call), ids of
     /// the whole program, sorted: whether a skipped call may end the path (exit, abort).
+    /// A call that ends the process and is not followed (`Solver::cut_exits`) is here,
+    /// what it runs is not.
     pub calls: Vec<FuncId>,
 }
 

@@ -213,7 +213,10 @@ impl Session {
         let max_work = self.options.max_work;
         let mut canon = None;
         let cut_exits = !(self.options.follow_exits || call.follow_exits);
-        if self.options.reuse && !call.fresh && (cut_exits || self.options.follow_exits) {
+        // A call solved otherwise than the session's calls (WIT follows calls that end the
+        // process): nothing of it is cached or learned for them.
+        let own_kind = cut_exits || self.options.follow_exits;
+        if self.options.reuse && !call.fresh && own_kind {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);
             let hit = self.cache.lookup(abs, &c, need_post);
@@ -279,14 +282,15 @@ impl Session {
             drop(ca);
             self.cache.stats.solver_runs += 1;
             self.cache.stats.body_rounds += 1;
-            let learned = self.bodies.entry(abs.function).or_default();
             for g in demanded {
                 assert!(
                     !bodies.contains(&g),
                     "a slice lacks a body it was made with"
                 );
                 bodies.push(g);
-                learned.push(g);
+                if own_kind {
+                    self.bodies.entry(abs.function).or_default().push(g);
+                }
             }
         };
         let over = ca.over_budget();
@@ -302,10 +306,12 @@ impl Session {
             // with the learned bodies, may fit; not remembered, unless that keeps
             // happening (SQLite's expression walker meets new callbacks at every call:
             // 30 calls each went over after a body round, 87 ms each).
-            let late = self.late_overruns.entry(abs.function).or_default();
-            *late += (spent > 0) as u32;
-            if spent == 0 || *late >= MAX_LATE_OVERRUNS {
-                self.mark_over_budget(abs.function);
+            if own_kind {
+                let late = self.late_overruns.entry(abs.function).or_default();
+                *late += (spent > 0) as u32;
+                if spent == 0 || *late >= MAX_LATE_OVERRUNS {
+                    self.mark_over_budget(abs.function);
+                }
             }
             bail!(
                 "the analysis of `{}` needs more than its work budget ({} points-to elements; --max-work)",
@@ -326,7 +332,7 @@ impl Session {
             );
         }
         // A complete answer (not a round of a partial state) shows the code fits.
-        if result.demand.is_empty() {
+        if result.demand.is_empty() && own_kind {
             self.doomed.remove(&abs.function);
             self.within_budget.insert(abs.function);
         }
@@ -341,12 +347,17 @@ impl Session {
     /// code) and was never solved within the budget.
     fn mark_over_budget(&mut self, f: FuncId) {
         let prog = &self.prog;
+        // A call that ends the process is not followed (unless the session follows them):
+        // its callee's code is not in its callers' solves.
+        let follow_exits = self.options.follow_exits;
         let callers = self.callers.get_or_init(|| {
             let mut callers = vec![Vec::new(); prog.functions.len()];
             for (g, func) in prog.functions.iter().enumerate() {
                 for &c in &func.calls {
                     if let Callee::Direct(h) = prog.calls[c as usize].callee {
-                        callers[h as usize].push(g as FuncId);
+                        if follow_exits || !prog.functions[h as usize].ends_process {
+                            callers[h as usize].push(g as FuncId);
+                        }
                     }
                 }
             }
@@ -820,7 +831,10 @@ impl Session {
             let (result, reused, solve_ms) = self.solve_or_reuse(&abs, call)?;
             solve_total += solve_ms;
             reused_all &= reused;
-            if let (Some(f), true) = (function, result.work > self.options.eager_work) {
+            let own_kind = !call.follow_exits || self.options.follow_exits;
+            if let (Some(f), true, true) =
+                (function, result.work > self.options.eager_work, own_kind)
+            {
                 self.heavy.insert(f);
             }
             let known = fields.len();

@@ -1353,7 +1353,7 @@ fn reads_through_unknown_code_and_va_lists_are_read_on_demand() {
 #[test]
 fn what_runs_once_the_process_is_ending_is_not_in_a_returning_calls_sets() {
     // tests/pspa/exits.c: keep(e, "a") may reach fatal() through xmalloc, and fatal()
-    // clears `torn_down` and `entries` and frees every entry before exit. Those writes
+    // sets `torn_down`, clears `entries` and frees every entry before exit. Those writes
     // happen only in executions where keep() never returns, so its default sets leave
     // them out; followed (follow_exits), they are there. Both have what keep() does when
     // it returns: e's `name` field written, the new copy. fatal() and exit() end the

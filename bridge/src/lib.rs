@@ -230,7 +230,9 @@ pub mod ffi {
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
         fn answer_heap_bytes(a: &CallAnswer) -> usize;
         /// Whether the call may run or call `function` (`llvm::Function*`): a skipped call
-        /// that may reach `exit` or `abort`. True when the call failed.
+        /// that may reach `exit` or `abort`. A call that ends the process and that the
+        /// answer does not follow (`engine_not_followed`) is called; what it runs is not
+        /// seen. True when the call failed.
         fn answer_may_call_any(e: &Engine, a: &CallAnswer, functions: &[usize]) -> bool;
         /// Whether the analysis replaces the body of `function` (`llvm::Function*`) by a
         /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses

@@ -69,8 +69,9 @@ cl::opt<bool> PspaNoReuse("pspa-no-reuse",
 
 cl::opt<bool> PspaFollowExits(
     "pspa-follow-exits",
-    cl::desc("Follow calls that end the process (exit, abort, a function that cannot "
-             "return otherwise) into what they run, atexit handlers included. By default an "
+    cl::desc("Follow calls that end the process (exit and its family; with no setjmp and "
+             "no landing pad in the module, a function with no ret and an unreachable) "
+             "into what they run, atexit handlers included. By default an "
              "analysed call's sets are what it does when it returns to its caller: nothing "
              "after the call sees the rest, and --pspa-check and --pspa-resolve do not hold "
              "accesses made inside such code to the enclosing calls' answers (WIT always "

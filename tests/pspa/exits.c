@@ -1,6 +1,6 @@
 /* Calls that end the process (Function::ends_process, Solver::cut_exits). keep() copies a
  * name with xstrdup; xmalloc calls fatal() when malloc fails, and fatal() tears the
- * program down (it clears `torn_down`'s flag and frees every entry of `entries`) and
+ * program down (it sets `torn_down`, clears `entries` and frees every entry) and
  * calls exit: it has no `ret` and an `unreachable`, so it ends the process. Nothing after
  * keep() returns can see what fatal() did, so keep()'s sets leave it out by default; with
  * follow_exits they have it. spin() never returns either, but by an endless loop with no

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -152,6 +153,11 @@ private:
   std::set<llvm::Function *> checkConstrain;
   /// The functions whose call may constrain the input (`mayAssume`), as the bridge takes them.
   std::vector<std::size_t> constrainers;
+  /// Functions ending the process that may call klee_assume per the whole program: the
+  /// answers do not follow them (`engine_not_followed`), so `mayAssume` asks whether a
+  /// call may reach one. Computed at the first `mayAssume`.
+  std::optional<std::vector<std::size_t>> endingConstrainers;
+  llvm::Module *module = nullptr;
   chop::Searcher *searcher = nullptr;
   unsigned maxMemoryMB = 0; // KLEE's --max-memory (0: none)
   bool memoryCapped = false;

@@ -92,7 +92,7 @@ bool endsCleanly(StringRef name) {
 bool endsPath(const Function &f) { return f.doesNotReturn() || endingHandlers().count(f.getName()); }
 } // namespace
 
-ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
+ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host), module(&m) {
   // KLEE's --max-memory, from its registered option (Executor.cpp keeps it file-local).
   auto &registered = cl::getRegisteredOptions();
   auto mm = registered.find("max-memory");
@@ -119,7 +119,10 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host) {
   // follows a call that does not return, or __builtin_unreachable): a skipped call that
   // may run one of them is recovered before the path ends (declaredCall).
   for (Function &g : m) {
-    bool ends = endsPath(g);
+    // Calls the answers do not follow end the process: always among these (asserted
+    // here, not left to two lists agreeing).
+    bool ends = endsPath(g) ||
+                pspa::engine_not_followed(host.analysisEngine(), reinterpret_cast<std::size_t>(&g));
     for (BasicBlock &bb : g)
       for (Instruction &inst : bb)
         ends |= isa<UnreachableInst>(inst);
@@ -238,9 +241,24 @@ bool ChopClient::mayAssume(Snapshot &s) {
   analyse(s);
   if (!s.answer || !pspa::answer_ok(**s.answer))
     return true; // no answer: it may
-  return !constrainers.empty() &&
+  if (!constrainers.empty() &&
+      pspa::answer_may_call_any(host.analysisEngine(), **s.answer,
+                                rust::Slice<const std::size_t>(constrainers.data(), constrainers.size())))
+    return true;
+  // What runs under a call that ends the process is not in the answer: whether that code
+  // may call klee_assume is the whole program's answer.
+  if (!endingConstrainers) {
+    endingConstrainers.emplace();
+    std::string chain;
+    for (Function &g : *module)
+      if (pspa::engine_not_followed(host.analysisEngine(), reinterpret_cast<std::size_t>(&g)) &&
+          mayConstrain(*module, &g, chain))
+        endingConstrainers->push_back(reinterpret_cast<std::size_t>(&g));
+  }
+  return !endingConstrainers->empty() &&
          pspa::answer_may_call_any(host.analysisEngine(), **s.answer,
-                                   rust::Slice<const std::size_t>(constrainers.data(), constrainers.size()));
+                                   rust::Slice<const std::size_t>(endingConstrainers->data(),
+                                                                  endingConstrainers->size()));
 }
 
 klee::Searcher *ChopClient::wrap(klee::Searcher *base) {
