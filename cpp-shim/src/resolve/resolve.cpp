@@ -7,6 +7,11 @@
 // Accesses inside a body the analysis replaces by a model (KLEE's byte-wise memcpy,
 // memset, strcpy...) take the sets of the call's pointer arguments, in the caller's frame.
 //
+// The patch's scan (AddressSpace::resolve) asks about kept objects only, lists those past
+// the first found without a query of their own (the fork on each asks), and stops where
+// KLEE's would or sooner: never more queries on the same state (--pspa-resolve-compare
+// checks it, resolution by resolution).
+//
 // Never skipped: any object when the frame has no snapshot (yet), when its analysis
 // failed, when the access's pointer has no set (not a load or store, or not in the
 // analysed code), when the answer is "may touch anything", or an object of no known site
@@ -17,10 +22,12 @@
 #include "klee/Module/InstructionInfoTable.h"
 #include "klee/Module/KInstruction.h"
 #include "klee/Module/KModule.h"
+#include "klee/Solver/SolverStats.h"
 #include "klee/Statistics/Statistic.h"
 #include "klee/Support/ErrorHandling.h"
 #include "klee/Support/OptionCategories.h"
 
+#include "lib/Core/AddressSpace.h"
 #include "lib/Core/ExecutionState.h"
 #include "lib/Core/Executor.h"
 #include "lib/Core/Memory.h"
@@ -64,6 +71,17 @@ cl::opt<bool> PspaResolveValidate(
     "pspa-resolve-validate",
     cl::desc("Ask the solver about every object the pruning skips: one it finds feasible "
              "is a mismatch (counted, and the first is warned about). Its queries count in "
+             "ResolveQueries: measure without it"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
+cl::opt<bool> PspaResolveCompare(
+    "pspa-resolve-compare",
+    cl::desc("Before each pruned resolution, also run KLEE's scan over the address space "
+             "on the same state with and without the pruning (the plugin's own solver) and "
+             "count the queries of each, an object listed counting one (the fork on it): a "
+             "pruned scan must never ask more (counted: resolutions where pruning asked "
+             "more). Layout-independent, unlike two runs' ResolveQueries (with the host's "
+             "allocator, objects land elsewhere run to run). Its queries count in "
              "ResolveQueries: measure without it"),
     cl::init(false), cl::cat(klee::MiscCat));
 
@@ -203,6 +221,28 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
   std::uint64_t firstNew = fr.firstNew;
   klee::TimingSolver *solver = &host.ownSolver();
   ++pruned;
+  if (PspaResolveCompare) {
+    // Kept unless every pointer's set rules the object out, as below, uncounted.
+    klee::ResolutionFilter keeps = [this, answer, firstNew, values](const klee::MemoryObject *mo) {
+      pspa::LiveObjectFfi o = liveObject(mo, firstNew);
+      for (std::size_t value : values)
+        if (pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o) != 0)
+          return true;
+      return false;
+    };
+    auto cost = [&](const klee::ResolutionFilter *f) {
+      std::uint64_t before = klee::stats::queries.getValue();
+      klee::ResolutionList rl;
+      state.addressSpace.resolve(state, solver, address, rl, 0, klee::time::Span(), f);
+      // Each listed object costs its fork's query in the caller.
+      return klee::stats::queries.getValue() - before + rl.size();
+    };
+    std::uint64_t unprunedCost = cost(nullptr), prunedCost = cost(&keeps);
+    comparedQueries.first += prunedCost;
+    comparedQueries.second += unprunedCost;
+    ++compared;
+    prunedAskedMore += prunedCost > unprunedCost;
+  }
   filter = [this, answer, firstNew, values = std::move(values), &state, address, ki,
             solver](const klee::MemoryObject *mo) {
     pspa::LiveObjectFfi o = liveObject(mo, firstNew);
@@ -252,6 +292,10 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                                        {"through_arguments", throughArguments},
                                        {"no_snapshot", noSnapshot},
                                        {"under_ending_calls", underEndingCalls},
+                                       {"compared", compared},
+                                       {"compared_queries_pruned", comparedQueries.first},
+                                       {"compared_queries_unpruned", comparedQueries.second},
+                                       {"pruned_asked_more", prunedAskedMore},
                                        {"validation_queries", validationQueries}};
   // The run's statistics are the counts (one place, also in run.stats).
   llvm::errs() << "KLEE: done: pspa resolve: symbolic accesses = " << statResolveAccesses.getValue()
@@ -265,6 +309,11 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
   if (PspaResolveValidate)
     llvm::errs() << ", validation queries = " << validationQueries;
   llvm::errs() << "\n";
+  if (PspaResolveCompare)
+    llvm::errs() << "KLEE: done: pspa resolve compare: resolutions = " << compared
+                 << ", queries on the same states pruned = " << comparedQueries.first
+                 << ", unpruned = " << comparedQueries.second
+                 << ", resolutions where pruning asked more = " << prunedAskedMore << "\n";
 }
 
 } // namespace pspa_plugin
