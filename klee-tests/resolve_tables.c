@@ -10,7 +10,8 @@
 // tb's nodes are distinct unique sites and the loaded pointer may point to ta's only:
 // PSPA skips tb's nodes without a query. SPA knows one site, heap:mk:LINE, for both
 // tables' nodes: it skips only objects of other sites.
-// Two lookups, 12 ways each: 144 paths in every configuration.
+// Two lookups, 12 ways each: 144 paths in every configuration; then free(ta's bucket i),
+// one object on each path (KLEE resolves free's argument exactly: pruned the same way).
 // --pspa-resolve-compare runs KLEE's scan with and without the pruning on each pruned
 // resolution's state: pruning never asks more (the patch's scan stops where KLEE's would
 // or sooner, and lists kept objects past the first without their own query).
@@ -68,6 +69,10 @@ int lookup(struct table *t, unsigned i) {
   return n->val;
 }
 
+// KLEE resolves free's symbolic argument exactly (Executor::resolveExact): pruned too,
+// from drop's snapshot (lazy: its only call is resolved fully), or main's with SPA.
+void drop(struct table *t, unsigned i) { free(t->bucket[i % N]); }
+
 int main(void) {
   for (int k = 0; k < N; ++k) {
     ta.bucket[k] = mk(k);
@@ -76,5 +81,7 @@ int main(void) {
   unsigned i, j;
   klee_make_symbolic(&i, sizeof i, "i");
   klee_make_symbolic(&j, sizeof j, "j");
-  return lookup(&ta, i) + lookup(&ta, j) > 1000;
+  int r = lookup(&ta, i) + lookup(&ta, j) > 1000;
+  drop(&ta, i);
+  return r;
 }

@@ -502,7 +502,8 @@ def table7(res, progs):
              ("resolve-pspa-malloc", "PSPA, host malloc", True)]
     header = ["program", "resolution", "budget reached", "instructions", "completed paths", "resolution queries",
               "queries vs KLEE", "resolution time share", "wall (s)", "analysis share", "symbolic accesses",
-              "candidates skipped", "snapshots", "mismatches (validate)"]
+              "candidates skipped", "snapshots", "mismatches (validate)",
+              "same-state queries, pruned / unpruned (compare)", "resolutions where pruning asked more (compare)"]
     rows = []
     for p in progs:
         base_q = None
@@ -520,17 +521,27 @@ def table7(res, progs):
                 if plugin else ["", "", ""]
             # ResolveTime and the wall time are both in microseconds in run.stats.
             share = 100.0 * st.get("ResolveTime", 0) / st["WallTime"] if st.get("WallTime") else None
+            # The PSPA rows: the same program and allocator run with --pspa-resolve-compare.
+            cmp_name = {"resolve-pspa": "resolve-compare", "resolve-pspa-malloc": "resolve-compare-malloc"}.get(name)
+            same, more = "", ""
+            if cmp_name and os.path.isdir(os.path.join(res, "runs", p, cmp_name, "klee")):
+                c = run(res, p, cmp_name, True)["stats"]["resolve"]
+                same = f"{c['compared_queries_pruned']:,} / {c['compared_queries_unpruned']:,}"
+                more = c["pruned_asked_more"]
             rows.append([p, label, "no" if r["timed_out"] else "yes", r["instructions"], r["completed"], q,
                          f"{q / base_q:.3f}" if base_q else None, f"{share:.1f}%" if share is not None else None,
                          r["wall"], f"{r['pspa_share']:.1f}%" if plugin else "", *m,
-                         mismatches if name == "resolve-pspa" else ""])
+                         mismatches if name == "resolve-pspa" else "", same, more])
     notes = ("DFS, the same instruction budget in each configuration (a run stopped by its time limit says "
              "`budget reached: no`). Resolution queries: KLEE's `ResolveQueries` statistic, every solver query "
              "made while resolving a symbolic address (loads, stores, and KLEE's special functions), counted the "
              "same way with and without the plugin. Mismatches: the PSPA run again with --pspa-resolve-validate, "
              "which asks the solver about every skipped object (its queries are not in this table). `host malloc`: "
              "KLEE with --kdalloc=false, which takes addresses from the host's malloc (as KLEE did before 3.0, the "
-             "paper's); its queries are compared with KLEE's own with the same allocator.\n")
+             "paper's); its queries are compared with KLEE's own with the same allocator. Same-state queries: the PSPA "
+             "run again with --pspa-resolve-compare, which runs KLEE's scan with and without the pruning on each "
+             "pruned resolution's state (an object listed counts one query, its fork's): layout-independent, unlike "
+             "two runs' counts with the host's malloc.\n")
     write(res, "table7", header, rows, notes)
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for i, p in enumerate(progs):

@@ -90,12 +90,17 @@ klee::Statistic statResolveSkipped("PspaResolveSkipped", "PSRskip");
 klee::Statistic statResolveSnapshots("PspaResolveSnapshots", "PSRsnap");
 klee::Statistic statResolveMismatches("PspaResolveMismatches", "PSRmis");
 
-/// The pointer operand of a load or store; null for anything else.
+/// The pointer operand of a load or store, or the pointer argument KLEE resolves
+/// exactly for a call of free or realloc (Executor::resolveExact); null for anything else.
 const Value *pointerOperand(const Instruction *i) {
   if (auto *l = dyn_cast<LoadInst>(i))
     return l->getPointerOperand();
   if (auto *s = dyn_cast<StoreInst>(i))
     return s->getPointerOperand();
+  if (auto *cb = dyn_cast<CallBase>(i))
+    if (const Function *f = cb->getCalledFunction())
+      if ((f->getName() == "free" || f->getName() == "realloc") && cb->arg_size() > 0)
+        return cb->getArgOperand(0);
   return nullptr;
 }
 } // namespace
@@ -170,7 +175,7 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     return false;
   const Value *ptr = pointerOperand(ki->inst);
   if (!ptr)
-    return false; // not a load or store: resolved as KLEE does
+    return false; // not a load, store, free or realloc: resolved as KLEE does
   ++statResolveAccesses;
   std::vector<Frame> &v = frames(state);
   if (v.empty())
