@@ -233,24 +233,7 @@ impl Session {
         // slice lacks is made again with it (at most once per function and callee).
         let mut bodies: Vec<FuncId> = vec![abs.function];
         bodies.extend(self.bodies.get(&abs.function).into_iter().flatten());
-        if max_work.is_some() {
-            // Its solve went over the budget before (states differ little next to it), or
-            // it can run code whose solve did.
-            let why = if self.over_budget.contains(&abs.function) {
-                Some("known from an earlier call")
-            } else if self.doomed.contains(&abs.function) {
-                Some("it can run code whose analysis went over it")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                self.cache.stats.over_budget += 1;
-                bail!(
-                    "the analysis of `{}` needs more than its work budget (--max-work; {why})",
-                    self.prog.functions[abs.function as usize].name
-                );
-            }
-        }
+        self.fail_if_bound_to(abs.function)?;
         let mut slice: Option<Rc<Slice>>;
         // Work of the rounds solved again with more bodies.
         let mut spent: u64 = 0;
@@ -340,6 +323,27 @@ impl Session {
             self.cache.insert(abs.function, c, result.clone());
         }
         Ok((result, false, solve_ms))
+    }
+
+    /// Fail a call of `f` at once when its solve is bound to go over the work budget: it
+    /// went over it before (states differ little next to it), or it can run code whose
+    /// solve did.
+    fn fail_if_bound_to(&mut self, f: FuncId) -> Result<()> {
+        if self.options.max_work.is_none() {
+            return Ok(());
+        }
+        let why = if self.over_budget.contains(&f) {
+            "known from an earlier call"
+        } else if self.doomed.contains(&f) {
+            "it can run code whose analysis went over it"
+        } else {
+            return Ok(());
+        };
+        self.cache.stats.over_budget += 1;
+        bail!(
+            "the analysis of `{}` needs more than its work budget (--max-work; {why})",
+            self.prog.functions[f as usize].name
+        );
     }
 
     /// `f`'s solve went over the work budget: its calls fail at once from now on, and so do
@@ -767,21 +771,8 @@ impl Session {
         // reading cost each later call of an expression walker that went over it 87 ms.
         // (A cached summary of an earlier state that fitted could have answered a state
         // like it; such calls give that up.)
-        if let (Some(f), Some(_)) = (function, self.options.max_work) {
-            let why = if self.over_budget.contains(&f) {
-                Some("known from an earlier call")
-            } else if self.doomed.contains(&f) {
-                Some("it can run code whose analysis went over it")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                self.cache.stats.over_budget += 1;
-                bail!(
-                    "the analysis of `{}` needs more than its work budget (--max-work; {why})",
-                    g.function
-                );
-            }
+        if let Some(f) = function {
+            self.fail_if_bound_to(f)?;
         }
         let mut fields = function
             .and_then(|f| self.predicted.get(&f))
