@@ -57,7 +57,7 @@ private:
   std::uint64_t pruned = 0, throughArguments = 0, noSnapshot = 0, validationQueries = 0, underEndingCalls = 0;
   /// --pspa-resolve-compare: resolutions compared; their queries pruned and unpruned, on
   /// the same states; those where pruning asked more (must be 0).
-  std::uint64_t compared = 0, prunedAskedMore = 0;
+  std::uint64_t compared = 0, prunedAskedMore = 0, compareIncomplete = 0;
   std::pair<std::uint64_t, std::uint64_t> comparedQueries{0, 0};
   bool warnedMismatch = false;
 };
