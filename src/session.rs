@@ -213,9 +213,7 @@ impl Session {
         let max_work = self.options.max_work;
         let mut canon = None;
         let cut_exits = !(self.options.follow_exits || call.follow_exits);
-        // A call solved otherwise than the session's calls (WIT follows calls that end the
-        // process): nothing of it is cached or learned for them.
-        let own_kind = cut_exits || self.options.follow_exits;
+        let own_kind = self.solved_as_session(call);
         if self.options.reuse && !call.fresh && own_kind {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);
@@ -323,6 +321,12 @@ impl Session {
             self.cache.insert(abs.function, c, result.clone());
         }
         Ok((result, false, solve_ms))
+    }
+
+    /// Whether `call` is solved as the session's calls are: one that follows calls ending
+    /// the process where the session does not (WIT's) caches and teaches them nothing.
+    fn solved_as_session(&self, call: CallOptions) -> bool {
+        !call.follow_exits || self.options.follow_exits
     }
 
     /// Fail a call of `f` at once when its solve is bound to go over the work budget: it
@@ -822,7 +826,7 @@ impl Session {
             let (result, reused, solve_ms) = self.solve_or_reuse(&abs, call)?;
             solve_total += solve_ms;
             reused_all &= reused;
-            let own_kind = !call.follow_exits || self.options.follow_exits;
+            let own_kind = self.solved_as_session(call);
             if let (Some(f), true, true) =
                 (function, result.work > self.options.eager_work, own_kind)
             {
