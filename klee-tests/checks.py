@@ -27,6 +27,9 @@
                                     the run's pspa-stats.json (pspa.stats/1) has these values
   checks.py fewer-instructions DIR DIR
                                     the first KLEE run executed fewer instructions than the second
+  checks.py profile CSV F KEY=VALUE...
+                                    F's row of chop-profile.csv has these values (KEY<VALUE,
+                                    KEY>VALUE too)
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -284,6 +287,25 @@ def main():
             if str(v).lower() != value.lower():
                 fail("%s: %s = %s, not %s" % (path, key, v, value))
         print("stats: %s" % sys.argv[3:])
+    elif cmd == "profile":
+        with open(sys.argv[2]) as f:
+            header = f.readline()
+            if not header.startswith("# pspa chop profile/1:"):
+                fail("%s: header %r" % (sys.argv[2], header))
+            row = next((r for r in csv.DictReader(f) if r["function"] == sys.argv[3]), None)
+        if row is None:
+            fail("%s: no row for %s" % (sys.argv[2], sys.argv[3]))
+        for want in sys.argv[4:]:
+            m = re.match(r"(\w+)([=<>])(.*)$", want)
+            key, rel, value = m.groups()
+            got = row.get(key)
+            if got is None:
+                fail("%s: no column %s" % (sys.argv[2], key))
+            ok = {"=": lambda: got == value, "<": lambda: float(got) < float(value),
+                  ">": lambda: float(got) > float(value)}[rel]()
+            if not ok:
+                fail("%s: %s's %s = %s, not %s %s" % (sys.argv[2], sys.argv[3], key, got, rel, value))
+        print("profile %s: %s" % (sys.argv[3], sys.argv[4:]))
     else:
         fail("unknown check " + cmd)
 

@@ -21,6 +21,7 @@ pub mod reference;
 pub mod scc;
 pub mod session;
 pub mod site;
+pub mod skips;
 pub mod slice;
 pub mod snapshot;
 pub mod solver;

@@ -150,6 +150,25 @@ enum Cmd {
         #[arg(long = "allocator", value_name = "NAME")]
         allocators: Vec<String>,
     },
+    /// Rank the functions of a chopping profile (`chop-profile.csv`, written by KLEE with
+    /// `--pspa-chop-profile`; docs/skips.md) by what skipping them would save, with the
+    /// reason for each, and print the `--skip-functions=` line to use.
+    Skips {
+        profile: PathBuf,
+        /// How many functions to propose.
+        #[arg(long, value_name = "N", default_value_t = pspa::skips::RankOptions::default().top)]
+        top: usize,
+        /// The largest share of followed calls whose effects were read, for a function to
+        /// be proposed.
+        #[arg(long, value_name = "R", default_value_t = pspa::skips::RankOptions::default().max_read)]
+        max_read: f64,
+        /// List every function, those that can never be skipped too.
+        #[arg(long)]
+        all: bool,
+        /// Print the ranking as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -258,6 +277,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             match r.and_then(|_| w.flush()) {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
                 r => r?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Skips { profile, top, max_read, all, json } => {
+            if !(0.0..=1.0).contains(&max_read) {
+                anyhow::bail!("--max-read {max_read}: a share between 0 and 1");
+            }
+            let p = pspa::skips::Profile::load(&profile)?;
+            let o = pspa::skips::RankOptions { top, max_read, ..Default::default() };
+            let ranked = pspa::skips::rank(&p, &o);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&ranked)?);
+            } else {
+                print!("{}", pspa::skips::render(&ranked, all));
             }
             Ok(ExitCode::SUCCESS)
         }

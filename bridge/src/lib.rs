@@ -49,6 +49,32 @@ pub mod ffi {
         Unreached,
         Unknown,
     }
+    /// A function's row of chopping's profile (`pspa::skips::FunctionProfile`, whose
+    /// fields these are).
+    struct ProfileRow {
+        function: String,
+        calls: u64,
+        result_used: u64,
+        instructions: u64,
+        forks: u64,
+        path_instructions: u64,
+        analysed: u64,
+        mod_locations: u64,
+        watched: u64,
+        read: u64,
+        read_after_mean: f64,
+        unread: u64,
+        analysis_s: f64,
+        excluded: String,
+        callers: String,
+    }
+    /// A function's verdict (`pspa::skips::Ranked`): `verdict` 0 skip, 1 candidate, 2 never.
+    struct SkipVerdict {
+        function: String,
+        verdict: u8,
+        gain: f64,
+        reason: String,
+    }
     /// What a pointer value may point to.
     enum TargetKind {
         /// Byte `offset` of `object` (any offset when !offset_known).
@@ -229,6 +255,16 @@ pub mod ffi {
         /// point into `o`: 0 no, 1 may, 2 not known (resolve as KLEE would).
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
         fn answer_heap_bytes(a: &CallAnswer) -> usize;
+        /// The size of the call's mod set (abstract locations); 0 when the call failed.
+        fn answer_mod_size(a: &CallAnswer) -> usize;
+        /// Chopping's ranking of a profile (`pspa::skips::rank`, the CLI's `pspa skips`),
+        /// of a run of `instructions` in `wall_s` seconds. Empty if it panicked.
+        fn rank_skips(rows: &[ProfileRow], instructions: u64, wall_s: f64, top: usize) -> Vec<SkipVerdict>;
+        /// Why a function skipped `skips` times, `recoveries` of them recovered, should run
+        /// again (`pspa::skips::stop_reason`); empty: skipping it still pays.
+        fn skip_stop_reason(row: &ProfileRow, instructions: u64, wall_s: f64, skips: u64, recoveries: u64) -> String;
+        /// The profile as `chop-profile.csv` (`pspa::skips::Profile::to_csv`).
+        fn profile_csv(rows: &[ProfileRow], instructions: u64, wall_s: f64) -> String;
         /// Whether the call may run or call `function` (`llvm::Function*`): a skipped call
         /// that may reach `exit` or `abort`. A call that ends the process and that the
         /// answer does not follow (`engine_not_followed`) is called; what it runs is not
@@ -289,6 +325,8 @@ pub mod ffi {
         /// False when the object's contents could not be read faithfully.
         fn pointer_slots(self: &StateView, id: u64, out: &mut Vec<SlotFfi>) -> bool;
     }
+    // The plugin builds the profile's rows as a Vec (cxx instantiates it only when asked).
+    impl Vec<ProfileRow> {}
 }
 
 pub struct Engine {
@@ -1184,4 +1222,68 @@ impl SymbolicState for KleeState<'_> {
             })
             .collect())
     }
+}
+
+fn answer_mod_size(a: &CallAnswer) -> usize {
+    a.0.as_deref().map_or(0, |ans| ans.modset().len())
+}
+
+fn profile_row(r: &ffi::ProfileRow) -> pspa::skips::FunctionProfile {
+    pspa::skips::FunctionProfile {
+        function: r.function.clone(),
+        calls: r.calls,
+        result_used: r.result_used,
+        instructions: r.instructions,
+        forks: r.forks,
+        path_instructions: r.path_instructions,
+        analysed: r.analysed,
+        mod_locations: r.mod_locations,
+        watched: r.watched,
+        read: r.read,
+        read_after_mean: r.read_after_mean,
+        unread: r.unread,
+        analysis_s: r.analysis_s,
+        excluded: r.excluded.clone(),
+        callers: r.callers.clone(),
+    }
+}
+
+fn profile_of(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64) -> pspa::skips::Profile {
+    pspa::skips::Profile {
+        run: pspa::skips::RunInfo { instructions, wall_s },
+        functions: rows.iter().map(profile_row).collect(),
+    }
+}
+
+fn rank_skips(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64, top: usize) -> Vec<ffi::SkipVerdict> {
+    catch_unwind(AssertUnwindSafe(|| {
+        let o = pspa::skips::RankOptions { top, ..Default::default() };
+        pspa::skips::rank(&profile_of(rows, instructions, wall_s), &o)
+            .into_iter()
+            .map(|r| ffi::SkipVerdict {
+                function: r.function,
+                verdict: match r.verdict {
+                    pspa::skips::Verdict::Skip => 0,
+                    pspa::skips::Verdict::Candidate => 1,
+                    pspa::skips::Verdict::Never => 2,
+                },
+                gain: r.gain,
+                reason: r.reason,
+            })
+            .collect()
+    }))
+    .unwrap_or_default()
+}
+
+fn skip_stop_reason(row: &ffi::ProfileRow, instructions: u64, wall_s: f64, skips: u64, recoveries: u64) -> String {
+    catch_unwind(AssertUnwindSafe(|| {
+        let run = pspa::skips::RunInfo { instructions, wall_s };
+        pspa::skips::stop_reason(&profile_row(row), &run, skips, recoveries, &Default::default())
+            .unwrap_or_default()
+    }))
+    .unwrap_or_else(|_| "the ranking failed".into())
+}
+
+fn profile_csv(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64) -> String {
+    catch_unwind(AssertUnwindSafe(|| profile_of(rows, instructions, wall_s).to_csv())).unwrap_or_default()
 }

@@ -3,11 +3,14 @@
 //   recovery.cpp a recovery's life: made from a snapshot, completed into its path, ended
 //   effects.cpp  recovered calls' effects, recorded and replayed into younger recoveries
 //   searcher.cpp the searcher that pauses waiting paths and runs recoveries first
+//   profile.cpp  what skipping each function would save and cost (chop-profile.csv), and
+//                the online choice of --skip-functions=auto (auto.cpp)
 //   options.cpp  --skip-functions and the other options; report.cpp the done lines, chop.csv
 //   path.h       what a path keeps, and the ordering rule of its bytes (PathState::written)
 #pragma once
 
 #include "chop/path.h"
+#include "chop/profile.h"
 #include "clients.h"
 
 #include <chrono>
@@ -45,6 +48,8 @@ public:
   /// True to skip the call (a snapshot is kept), or to hold a declared call until the
   /// pending skips it depends on are recovered.
   bool beforeCall(CallSite &c) override;
+  /// A call that runs: the profile counts it (and may analyse it).
+  void callRuns(CallSite &c, const CallAnalysis &a) override;
   /// True to hold the access: the path waits for a recovery and then runs it again.
   bool onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                       klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) override;
@@ -108,6 +113,22 @@ private:
   bool declaredCall(klee::ExecutionState &state, klee::KInstruction *ki, llvm::Function *f,
                     std::vector<klee::ref<klee::Expr>> &args);
 
+  /// Why `f` can never be skipped ("" if it can); with `chain`, asked for a function the
+  /// user names: what may constrain the input per the whole program (PSPA checks each call).
+  std::string refuse(llvm::Function *f, std::string *chain = nullptr);
+  /// The hooks' own work for an access and a free (the profile sees what they let happen).
+  bool chopAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                  klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite);
+  bool chopFree(klee::ExecutionState &state, const klee::MemoryObject *mo);
+
+  // auto.cpp
+  /// --skip-functions=auto: whether calls of `f` are skipped from now on (ranks the profile
+  /// again when it changed; stops skipping a function whose recoveries cost more than they
+  /// save).
+  void autoChoose(llvm::Function *f);
+  /// chop.csv's `auto` column for `name`.
+  std::string autoNote(const std::string &name) const;
+
   // recovery.cpp
   /// The path `state` waits while pending skip `i` is recovered (oldest first).
   void recover(klee::ExecutionState &state, PathState &p, std::size_t i, klee::KInstruction *ki,
@@ -166,6 +187,14 @@ private:
   std::unordered_map<const klee::ExecutionState *, std::shared_ptr<Recovery>> waiting;
   const klee::ExecutionState *completing = nullptr;
   std::map<std::string, chop::FunctionStats> stats;
+  /// The profile (--pspa-chop-profile, or auto), and what auto decided: the functions it
+  /// skips (with the call count then), those it stopped skipping (why).
+  std::unique_ptr<chop::Profiler> profiler;
+  unsigned autoTop = 0;
+  std::map<llvm::Function *, std::uint64_t> autoSkipped;
+  std::map<llvm::Function *, std::string> autoStopped;
+  std::map<llvm::Function *, std::string> autoReasons;
+  std::uint64_t rankedAt = ~0ull, ranks = 0, callsSinceRank = 0;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
                 externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,

@@ -88,6 +88,19 @@ bool endsCleanly(StringRef name) {
          name == "klee_silent_exit" || name == "_stdio_term";
 }
 
+/// A declared function KLEE runs outside the program (an external call), handed the memory
+/// as it is: not KLEE's own handlers (SpecialFunctionHandler.cpp's table), which touch no
+/// memory of the program but what the hooks see (those that end the path read only
+/// constant strings), nor the path's end.
+bool runsExternally(StringRef name) {
+  static const std::set<StringRef> handled = { // no string built per call
+      "malloc", "calloc", "realloc", "free", "memalign", "aligned_alloc", "__errno_location", "__error",
+      "_Znwm", "_Znam", "_Znwj", "_Znaj", "_ZdlPv", "_ZdaPv", "__assert_rtn", "__assert_fail", "__assert",
+      "_assert", "abort", "exit", "_exit", "_Exit", "_klee_eh_Unwind_RaiseException_impl"};
+  return !name.startswith("klee_") && !name.startswith("_klee_") && !handled.count(name) && !endsCleanly(name) &&
+         !endingHandlers().count(name);
+}
+
 /// A function that ends the path where it is called.
 bool endsPath(const Function &f) { return f.doesNotReturn() || endingHandlers().count(f.getName()); }
 } // namespace
@@ -130,6 +143,8 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host), module(&m) {
       enders.push_back(reinterpret_cast<std::size_t>(&g));
   }
   for (const chop::SkipSpec &spec : chop::skipSpecs()) {
+    if (spec.automatic)
+      continue; // chosen during the run (auto.cpp)
     Function *f = m.getFunction(spec.name);
     if (!f || f->isDeclaration()) {
       klee::klee_warning("pspa chop: --skip-functions: no function %s with a body in the module", spec.name.c_str());
@@ -173,6 +188,39 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host), module(&m) {
         klee::klee_warning("pspa chop: --skip-functions: no call of %s at line %u", spec.name.c_str(), l);
     }
   }
+  autoTop = chop::autoTop();
+  if (autoTop || chop::profileOn())
+    // Online (auto alone) only functions that have forked are analysed: analyses cost the
+    // run's time, and a function that never forks saves little when skipped.
+    profiler = std::make_unique<chop::Profiler>(
+        host, [this](Function *f) { return refuse(f); }, chop::profileSample(), /*forkedOnly=*/!chop::profileOn());
+}
+
+std::string ChopClient::refuse(Function *f, std::string *chain) {
+  if (f->isDeclaration())
+    return "no body in the module";
+  if (f->getName() == "main")
+    return "the program itself";
+  if (f->doesNotReturn())
+    return "it does not return";
+  std::size_t addr = reinterpret_cast<std::size_t>(f);
+  if (pspa::engine_not_followed(host.analysisEngine(), addr))
+    return "it ends the process";
+  if (f->getName().startswith("klee_") || f->getName().startswith("_klee_") || concretizes(*f))
+    return "KLEE's runtime";
+  if (pspa::engine_body_modelled(host.analysisEngine(), addr))
+    return "a library model replaces its body in the analysis";
+  // Past-sensitively each call is checked (checkConstrain), so only SPA refuses: asked
+  // per function only there or when admitting one.
+  if (host.wholeProgram() || chain) {
+    std::string c;
+    if (mayConstrain(*module, f, c)) {
+      if (host.wholeProgram())
+        return "it may constrain the input (" + c + ")";
+      *chain = c;
+    }
+  }
+  return "";
 }
 
 bool ChopClient::mayConstrain(llvm::Module &m, Function *f, std::string &chain) {
@@ -285,6 +333,8 @@ bool ChopClient::beforeCall(CallSite &c) {
     if (p && !p->pending.empty() && cleanEnd(state, *p, ki))
       return true;
   }
+  if (autoTop && searcher && !f->isDeclaration() && !isRecovery(&state))
+    autoChoose(f);
   auto sk = skip.find(f);
   // Not while KLEE seeds (its searcher, which pauses paths, comes after), nor an invoke
   // (the hook's skip would not branch to its normal destination).
@@ -366,6 +416,17 @@ bool ChopClient::beforeCall(CallSite &c) {
   ++fs.snapshots;
   ++chop::snapshotsStat();
   return true;
+}
+
+void ChopClient::callRuns(CallSite &c, const CallAnalysis &a) {
+  if (!profiler || !c.f || c.f->isIntrinsic() || isRecovery(&c.state))
+    return;
+  if (c.f->isDeclaration()) {
+    if (runsExternally(c.f->getName()))
+      profiler->externalCall(c.state);
+    return;
+  }
+  profiler->callRuns(c, a, [&] { return pendingAnswers(c.state); });
 }
 
 std::uint64_t ChopClient::hugeObjectBytes() const {
@@ -506,6 +567,15 @@ bool ChopClient::mayFree(Snapshot &s, const klee::MemoryObject *mo) {
 
 bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
                                 klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
+  if (chopAccess(state, ki, mo, offset, bytes, isWrite))
+    return true;
+  if (profiler && profiler->watching(state))
+    profiler->access(state, mo, offset, bytes, isWrite, ownFrameOnly(mo));
+  return false;
+}
+
+bool ChopClient::chopAccess(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                            klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite) {
   PathState *pp = paths.find(state);
   if (!pp)
     return false;
@@ -627,13 +697,7 @@ bool ChopClient::declaredCall(klee::ExecutionState &state, klee::KInstruction *k
     // first, and never an error past a call that ended it. Then the handler runs again.
     return recoverOneThatMayEnd(state, p, ki);
   }
-  // KLEE's own handlers (SpecialFunctionHandler.cpp's table) touch no memory of the
-  // program but what the hooks see; those that end the path read only constant strings.
-  static const std::set<StringRef> handled = { // no string built per call
-      "malloc", "calloc", "realloc", "free", "memalign", "aligned_alloc", "__errno_location", "__error",
-      "_Znwm", "_Znam", "_Znwj", "_Znaj", "_ZdlPv", "_ZdaPv", "__assert_rtn", "__assert_fail", "__assert",
-      "_assert", "abort", "exit", "_exit", "_Exit", "_klee_eh_Unwind_RaiseException_impl"};
-  if (name.startswith("klee_") || name.startswith("_klee_") || handled.count(name))
+  if (!runsExternally(name))
     return false;
   if (p.recovery) {
     // Its writes (KLEE copies memory back after it) are not seen, so they could not be
@@ -672,6 +736,8 @@ bool ChopClient::beforeInstruction(klee::ExecutionState &state, klee::KInstructi
 }
 
 void ChopClient::afterReturn(klee::ExecutionState &state) {
+  if (profiler)
+    profiler->afterReturn(state); // no-op on recovery states: the profile has no path there
   PathState *pp = paths.find(state);
   if (!pp)
     return;
@@ -705,6 +771,14 @@ void ChopClient::afterAlloc(klee::ExecutionState &state, const klee::MemoryObjec
 }
 
 bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObject *mo) {
+  if (chopFree(state, mo))
+    return true;
+  if (profiler)
+    profiler->freed(state, mo);
+  return false;
+}
+
+bool ChopClient::chopFree(klee::ExecutionState &state, const klee::MemoryObject *mo) {
   PathState *pp = paths.find(state);
   if (!pp || pp->dead)
     return false;
@@ -735,12 +809,16 @@ bool ChopClient::beforeFree(klee::ExecutionState &state, const klee::MemoryObjec
 }
 
 void ChopClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
+  if (profiler)
+    profiler->branched(parent, child);
   PathState *copy = paths.branched(parent, child);
   if (copy && copy->recovery)
     ++copy->recovery->outstanding; // a fork inside the recovery: the path forks with it
 }
 
 void ChopClient::stateTerminated(klee::ExecutionState &state) {
+  if (profiler)
+    profiler->terminated(state);
   auto w = waiting.find(&state);
   if (w != waiting.end()) {
     // The run is ending while this path waits (KLEE ends every state).

@@ -1,6 +1,8 @@
 // Chopping's KLEE options. A bad --skip-functions item stops KLEE when the options are
 // parsed, before any output.
 
+#include <algorithm>
+
 #include "chop/chop.h"
 #include "chop/options.h"
 
@@ -14,12 +16,26 @@ using namespace llvm;
 using pspa_plugin::chop::SkipSpec;
 
 namespace {
+/// `auto` alone: the core's default proposal size (pspa skips --top).
+constexpr unsigned DefaultAutoTop = 5;
 /// Parses an item when the options are parsed, so that a bad one stops KLEE at start-up
 /// with LLVM's "for the --skip-functions option: ..." (exit code 1), before any output.
 struct SkipSpecParser : public cl::parser<SkipSpec> {
   explicit SkipSpecParser(cl::Option &o) : cl::parser<SkipSpec>(o) {}
   bool parse(cl::Option &o, StringRef, StringRef arg, SkipSpec &out) {
     auto [name, lines] = arg.split(':');
+    out.automatic = false;
+    out.top = 0;
+    if (name == "auto") {
+      // auto[:N]: chosen during the run (pspa::skips' ranking over the online profile).
+      out.name = "auto";
+      out.lines.clear();
+      out.automatic = true;
+      out.top = DefaultAutoTop;
+      if (arg.find(':') != StringRef::npos && (lines.getAsInteger(10, out.top) || out.top == 0))
+        return o.error("'" + arg + "': auto:N takes N, the most functions skipped at once (a positive number)");
+      return false;
+    }
     if (name.empty())
       return o.error("'" + arg + "': no function name before ':'");
     out.name = name.str();
@@ -47,7 +63,21 @@ cl::list<SkipSpec, bool, SkipSpecParser> SkipFunctions(
              "F:L1/L2 skips the calls at those source lines only. A call is run later (recovered, "
              "from a snapshot) when the path reads bytes it may have written (--pspa-mode: "
              "whole-program or past-sensitive mod sets)"),
-    cl::value_desc("F[:LINE[/LINE...]],..."), cl::cat(klee::MiscCat));
+    cl::value_desc("F[:LINE[/LINE...]],... | auto[:N]"), cl::cat(klee::MiscCat));
+
+cl::opt<bool> PspaChopProfile(
+    "pspa-chop-profile",
+    cl::desc("Write chop-profile.csv: per function, the instructions and forks inside its calls, the instructions "
+             "of the paths those forks made, and how often the path read what a sample of its calls may have "
+             "written (their mod sets, per --pspa-mode) or used their result: what skipping it would have saved "
+             "and the recoveries it would have made. `pspa skips chop-profile.csv` ranks them (docs/skips.md)"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
+cl::opt<unsigned> PspaChopProfileSample(
+    "pspa-chop-profile-sample",
+    cl::desc("With --pspa-chop-profile or --skip-functions=auto: calls of each function analysed and watched "
+             "after they return (default 32)"),
+    cl::init(32), cl::cat(klee::MiscCat));
 
 enum class ChopSearch { On, Off };
 cl::opt<ChopSearch> PspaChopSearcher(
@@ -88,11 +118,20 @@ const std::vector<SkipSpec> &skipSpecs() {
   specs.assign(SkipFunctions.begin(), SkipFunctions.end());
   return specs;
 }
+unsigned autoTop() {
+  unsigned top = 0;
+  for (const SkipSpec &s : SkipFunctions)
+    if (s.automatic)
+      top = std::max(top, s.top);
+  return top;
+}
+bool profileOn() { return PspaChopProfile; }
+unsigned profileSample() { return PspaChopProfileSample; }
 bool recoveriesFirst() { return PspaChopSearcher == ChopSearch::On; }
 bool replayEffects() { return PspaChopReplay; }
 bool skippedErrors() { return PspaChopSkippedErrors; }
 } // namespace chop
 
-bool ChopClient::enabled() { return !SkipFunctions.empty(); }
+bool ChopClient::enabled() { return !SkipFunctions.empty() || PspaChopProfile; }
 
 } // namespace pspa_plugin

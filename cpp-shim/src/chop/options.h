@@ -11,10 +11,19 @@ namespace pspa_plugin::chop {
 struct SkipSpec {
   std::string name;
   std::set<unsigned> lines; // empty: every call
+  /// `auto[:N]`: the functions are chosen during the run, at most `top` at once.
+  bool automatic = false;
+  unsigned top = 0;
 };
 
 /// --skip-functions, as given.
 const std::vector<SkipSpec> &skipSpecs();
+/// The most functions `--skip-functions=auto[:N]` skips at once; 0 without `auto`.
+unsigned autoTop();
+/// --pspa-chop-profile: chop-profile.csv (also written with `auto`).
+bool profileOn();
+/// --pspa-chop-profile-sample: calls analysed per function for the profile.
+unsigned profileSample();
 /// --pspa-chop-searcher: recovery states first.
 bool recoveriesFirst();
 /// --pspa-chop-replay: recovered calls' effects replayed into younger recoveries.

@@ -5,12 +5,24 @@
 
 #include "klee/Core/Interpreter.h"
 
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 using llvm::format;
 
 namespace pspa_plugin {
+
+std::string ChopClient::autoNote(const std::string &name) const {
+  llvm::Function *f = module->getFunction(name);
+  if (auto it = autoSkipped.find(f); f && it != autoSkipped.end())
+    return "skipped from call " + std::to_string(it->second + 1) + ": " + autoReasons.at(f);
+  if (auto it = autoStopped.find(f); f && it != autoStopped.end())
+    return "skipped, then run again: " + it->second;
+  return "";
+}
 
 void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &json) {
   llvm::errs() << "KLEE: done: recovery states = " << recoveries << "\n";
@@ -23,7 +35,7 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
     snapshotSeconds += s.snapshotSeconds;
     analysisSeconds += s.analysisSeconds;
   }
-  json["chop"] = llvm::json::Object{{"recovery_states", recoveries},
+  llvm::json::Object chopJson{{"recovery_states", recoveries},
                                     {"snapshots", snapshots},
                                     {"recoveries_ended_before_returning", failedRecoveries},
                                     {"symbolic_write_recoveries", symbolicWriteRecoveries},
@@ -47,6 +59,7 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                     {"snapshot_s", snapshotSeconds},
                                     {"skip_analysis_s", analysisSeconds},
                                     {"recovery_instructions", recoveryInstructions}};
+  // auto and profile below add theirs before it is stored
   llvm::errs() << "KLEE: done: pspa chop: recoveries ended before returning = " << failedRecoveries
                << ", recovered before a write at a symbolic offset = " << symbolicWriteRecoveries
                << ", skipped calls whose result is used = " << resultUsed
@@ -72,18 +85,55 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
   llvm::errs() << "KLEE: done: pspa chop: pending calls dropped at a clean path end (exit: their writes could only be output) = "
                << droppedAtEnd << ", loads of locals whose address never leaves their function (no analysis) = "
                << privateLocalAnswers << "\n";
+  if (profiler) {
+    profiler->write(handler);
+    rust::Vec<pspa::ProfileRow> rows = profiler->rows();
+    rust::Vec<pspa::SkipVerdict> ranked =
+        pspa::rank_skips(rust::Slice<const pspa::ProfileRow>(rows.data(), rows.size()), profiler->runInstructions(),
+                         profiler->runSeconds(), autoTop ? autoTop : 5);
+    std::string proposed;
+    for (const pspa::SkipVerdict &v : ranked)
+      if (v.verdict == 0)
+        proposed += (proposed.empty() ? "" : ",") + std::string(v.function);
+    llvm::errs() << "KLEE: done: pspa chop profile: calls = " << profiler->profiledCalls
+                 << ", analysed = " << profiler->analyses << " (failed " << profiler->failedAnalyses
+                 << "), watches dropped (over 16 on a path) = " << profiler->droppedWatches
+                 << ", proposed at the end (pspa skips chop-profile.csv) = "
+                 << (proposed.empty() ? "nothing" : "--skip-functions=" + proposed) << "\n";
+    chopJson["profile"] = llvm::json::Object{{"calls", profiler->profiledCalls},
+                                         {"analysed", profiler->analyses},
+                                         {"failed", profiler->failedAnalyses},
+                                         {"dropped_watches", profiler->droppedWatches},
+                                         {"unfinished_paths", profiler->unfinishedPaths}};
+  }
+  if (autoTop) {
+    std::string skipped, stopped;
+    for (auto &[f, calls] : autoSkipped)
+      skipped += (skipped.empty() ? "" : ", ") + f->getName().str() + " (from call " + std::to_string(calls + 1) + ")";
+    for (auto &[f, why] : autoStopped)
+      stopped += (stopped.empty() ? "" : ", ") + f->getName().str() + " (" + why + ")";
+    llvm::errs() << "KLEE: done: pspa chop auto: skipped = " << (skipped.empty() ? "none" : skipped)
+                 << "; skipped, then run again = " << (stopped.empty() ? "none" : stopped) << "\n";
+    llvm::json::Array a, b;
+    for (auto &[f, calls] : autoSkipped)
+      a.push_back(f->getName().str());
+    for (auto &[f, why] : autoStopped)
+      b.push_back(f->getName().str());
+    chopJson["auto"] = llvm::json::Object{{"skipped", std::move(a)}, {"stopped", std::move(b)}};
+  }
+  json["chop"] = std::move(chopJson);
   auto out = handler.openOutputFile("chop.csv");
   if (!out)
     return;
   *out << "function,snapshots,recoveries,result_used,recovering_accesses,dropped_at_end,snapshot_s,analysis_s,"
-          "recovery_instructions\n";
+          "recovery_instructions,auto\n";
   for (auto &[name, s] : stats) {
     std::string loads;
     for (auto &[at, n] : s.triggers)
       loads += (loads.empty() ? "" : " ") + at + "x" + std::to_string(n);
     *out << name << ',' << s.snapshots << ',' << s.recoveries << ',' << s.resultUsed << ",\"" << loads << "\","
          << s.dropped << ',' << format("%.6f", s.snapshotSeconds) << ',' << format("%.6f", s.analysisSeconds) << ','
-         << s.recoveryInstructions << "\n";
+         << s.recoveryInstructions << ",\"" << autoNote(name) << "\"\n";
   }
 }
 

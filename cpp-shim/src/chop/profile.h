@@ -1,0 +1,123 @@
+// What skipping each function would have saved and cost, measured on a run that skips it
+// not (chop-profile.csv; --pspa-chop-profile, and --skip-functions=auto's online choice).
+// Per function: calls, the instructions inside them and the forks inside them (callees
+// included), the instructions of the paths those forks made, and, for a sample of calls,
+// their mod-set (analysed at the call, as chopping would) watched after the return: the
+// path's first load of bytes it may have written (not overwritten since), free of an
+// object it may write, write at a symbolic offset into one, or external call, is what
+// would have recovered the call. The ranking is the core's (pspa::skips), through the
+// bridge.
+#pragma once
+
+#include "clients.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace pspa_plugin::chop {
+
+/// A function's counters (the fields of pspa::skips::FunctionProfile).
+struct FunctionProfile {
+  std::uint64_t calls = 0, resultUsed = 0, instructions = 0, forks = 0, pathInstructions = 0, analysed = 0,
+                modLocations = 0, watched = 0, read = 0, unread = 0, readAfter = 0;
+  double analysisSeconds = 0;
+  std::map<llvm::Function *, std::uint64_t> callers;
+  /// Why it can never be skipped ("" when it can), once computed.
+  bool judged = false;
+  std::string excluded;
+};
+
+class Profiler {
+public:
+  /// `refuse(f)`: why `f` can never be skipped ("" if it can), asked once per function.
+  /// `sample`: calls analysed per function; `forkedOnly`: analyse only functions whose
+  /// calls have forked (online, where analyses cost the run's time).
+  Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool forkedOnly);
+
+  /// A call of defined `f` runs on an ordinary path (not a recovery); `pending`: the
+  /// skipped calls' answers pending on the path (an analysis joins them).
+  void callRuns(CallSite &c, const CallAnalysis &given, const std::function<std::vector<Answer>()> &pending);
+  /// Whether the path watches a call's effects (only then do its accesses matter here).
+  bool watching(const klee::ExecutionState &state) const {
+    const Path *p = paths.find(state);
+    return p && !p->watches.empty();
+  }
+  /// A declared function KLEE runs externally: it reads whatever the watched calls wrote.
+  void externalCall(klee::ExecutionState &state);
+  void afterReturn(klee::ExecutionState &state);
+  /// A load or store that happens (no client held it); `ownFrameOnly`: a local no call
+  /// can write.
+  void access(klee::ExecutionState &state, const klee::MemoryObject *mo, klee::ref<klee::Expr> offset,
+              unsigned bytes, bool isWrite, bool ownFrameOnly);
+  void freed(klee::ExecutionState &state, const klee::MemoryObject *mo);
+  void branched(const klee::ExecutionState &parent, klee::ExecutionState &child);
+  void terminated(klee::ExecutionState &state);
+
+  /// The rows so far, as the core takes them.
+  rust::Vec<pspa::ProfileRow> rows();
+  /// The row of `f` alone.
+  pspa::ProfileRow row(llvm::Function *f);
+  /// Instructions run so far and seconds since the run began: the rate the ranking
+  /// converts analysis seconds at.
+  std::uint64_t runInstructions() const;
+  double runSeconds() const;
+  /// Writes chop-profile.csv.
+  void write(klee::InterpreterHandler &handler);
+  /// Counters for pspa-stats.json and the done line.
+  std::uint64_t profiledCalls = 0, analyses = 0, failedAnalyses = 0, droppedWatches = 0, unfinishedPaths = 0;
+  /// Bumped whenever a counter the ranking reads changes.
+  std::uint64_t changes = 0;
+  FunctionProfile &of(llvm::Function *f) { return functions[f]; }
+  const std::string &excluded(llvm::Function *f);
+
+private:
+  struct Frame {
+    llvm::Function *f;
+    std::size_t depth; // the caller's stack size: live while the stack is deeper
+    std::uint64_t entry; // steppedInstructions when counting began on this path
+    bool outermost;      // no other activation of f below it
+    bool resultUsed;
+    Answer answer;       // analysed: watched after the return
+    std::uint64_t firstNew;
+  };
+  struct Watch {
+    llvm::Function *f;
+    Answer answer;
+    std::uint64_t firstNew, returnedAt;
+    unsigned stamp; // writes stamped at least this came after the return
+    /// answer_may_write for a whole object, by id (asked once per object and watch).
+    std::shared_ptr<std::unordered_map<std::uint64_t, bool>> anyOf;
+  };
+  struct Path {
+    std::vector<Frame> frames;
+    /// Functions whose forks made this path, with its instructions then.
+    std::vector<std::pair<llvm::Function *, std::uint64_t>> lineage;
+    std::vector<Watch> watches;
+    /// Per object, the stamp of each byte's last write (0: before any watch), kept while
+    /// the path watches something; shared with forks until one writes.
+    std::map<const klee::MemoryObject *, std::shared_ptr<std::vector<unsigned>>> stamps;
+    unsigned clock = 0;
+  };
+  void pop(klee::ExecutionState &state, Path &p);
+  /// Whether the path is inside a call of `f` (an access there is not the watched call's
+  /// reader: skipping f would skip it too).
+  static bool inside(const Path &p, llvm::Function *f);
+  void settle(Path &p, std::size_t i, bool read, std::uint64_t now);
+  bool mayWrite(Watch &w, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
+
+  Host &host;
+  std::function<std::string(llvm::Function *)> refuse;
+  unsigned sample;
+  bool forkedOnly;
+  PerState<Path> paths;
+  std::map<llvm::Function *, FunctionProfile> functions;
+  std::chrono::steady_clock::time_point start;
+};
+
+} // namespace pspa_plugin::chop
