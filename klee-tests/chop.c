@@ -40,9 +40,9 @@
 // The error is reported at the same line, and chop.csv names the loads that recovered.
 // RUN: %python %checks same-errors %t.base %t.pspa
 // RUN: %python %checks same-errors %t.base %t.spa
-// RUN: grep -q '^set_g,1,1,0,"chop.c:[0-9]*x1",0,[0-9.]*,[0-9.]*,[1-9][0-9]*$' %t.pspa/chop.csv
-// RUN: grep -q '^touch,1,0,0,"",0,[0-9.]*,[0-9.]*,0$' %t.pspa/chop.csv
-// RUN: grep -q '^seven,2,2,2,"chop.c:[0-9]*x2",0,[0-9.]*,[0-9.]*,[1-9][0-9]*$' %t.pspa/chop.csv
+// RUN: grep -q '^set_g,1,1,0,"chop.c:[0-9]*x1",0,[0-9.]*,[0-9.]*,[1-9][0-9]*,""$' %t.pspa/chop.csv
+// RUN: grep -q '^touch,1,0,0,"",0,[0-9.]*,[0-9.]*,0,""$' %t.pspa/chop.csv
+// RUN: grep -q '^seven,2,2,2,"chop.c:[0-9]*x2",0,[0-9.]*,[0-9.]*,[1-9][0-9]*,""$' %t.pspa/chop.csv
 #include "klee/klee.h"
 #include <assert.h>
 #include <stdlib.h>
