@@ -104,7 +104,17 @@ impl Profile {
         let mut rd = csv::ReaderBuilder::new().comment(Some(b'#')).from_reader(text.as_bytes());
         let mut functions = Vec::new();
         for row in rd.deserialize() {
-            let row: FunctionProfile = row.context("a row")?;
+            let row: FunctionProfile = row.map_err(|e| {
+                let line = e.position().map_or(String::from("a row"), |p| format!("line {}", p.line()));
+                let what = match e.kind() {
+                    csv::ErrorKind::Deserialize { err, .. } => {
+                        let field = err.field().map_or(String::new(), |i| format!("field {}: ", i + 1));
+                        format!("{field}{}", err.kind())
+                    }
+                    _ => e.to_string(),
+                };
+                anyhow::anyhow!("{line}: {what}")
+            })?;
             functions.push(row);
         }
         Ok(Profile { run: RunInfo { instructions, wall_s }, functions })
@@ -398,6 +408,6 @@ mod tests {
         assert!(format!("{e:#}").contains("line 1"), "{e:#}");
         let bad = p.to_csv().replace(",3,", ",three,");
         let e = Profile::parse(&bad).unwrap_err();
-        assert!(format!("{e:#}").contains("line 3") || format!("{e:#}").contains("record 1"), "{e:#}");
+        assert!(format!("{e:#}").contains("line 3: field 2"), "{e:#}");
     }
 }

@@ -589,3 +589,45 @@ fn compare_kind_must_be_a_kind() {
     let out = pspa(&["compare", a, a, "--kind", "heap", "--json"]);
     assert!(out.status.success());
 }
+
+/// `pspa skips`: a profile written as the plugin writes it is ranked (the forking function
+/// nothing reads first, the one whose result is used never), as JSON too; a file that is
+/// not a profile, or a row that does not parse, is an error naming the file and the line.
+#[test]
+fn skips_ranks_a_profile_and_names_bad_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("chop-profile.csv");
+    // parse: 10 calls, 40 forks, whose paths ran 900k instructions, followed 10 times and
+    // never read: the gain is 10 * ((100k + 900k) / 10 - 2k) = 980k instructions.
+    // get: its result is used at every call.
+    std::fs::write(
+        &good,
+        "# pspa chop profile/1: instructions=1000000 wall_s=1\n\
+         function,calls,result_used,instructions,forks,path_instructions,analysed,mod_locations,watched,read,read_after_mean,unread,analysis_s,excluded,callers\n\
+         get,5,5,500,0,0,0,0,5,5,0,0,0,,main:5\n\
+         parse,10,0,100000,40,900000,10,20,10,0,0,10,0,,main:10\n",
+    )
+    .unwrap();
+    let out = pspa(&["skips", good.to_str().unwrap(), "--all"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("--skip-functions=parse\n"), "{text}");
+    assert!(text.contains("980000"), "{text}");
+    assert!(text.contains("its result is used after 5 of 5 calls"), "{text}");
+    let out = pspa(&["skips", good.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["function"], "parse");
+    assert_eq!(v[0]["verdict"], "skip");
+    assert_eq!(v[1]["verdict"], "never");
+
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "function,calls\nf,1\n").unwrap();
+    let out = pspa(&["skips", bad.to_str().unwrap()]);
+    assert_clean_error(&out, &["bad.csv", "line 1", "pspa chop profile"]);
+    let text = std::fs::read_to_string(&good).unwrap().replace("parse,10,", "parse,ten,");
+    std::fs::write(&bad, text).unwrap();
+    let out = pspa(&["skips", bad.to_str().unwrap()]);
+    assert_clean_error(&out, &["bad.csv", "line 4"]);
+    let out = pspa(&["skips", good.to_str().unwrap(), "--max-read", "2"]);
+    assert_clean_error(&out, &["--max-read"]);
+}
