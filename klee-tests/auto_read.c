@@ -6,24 +6,25 @@
 //   each call. Under DFS the first path (in[7] != 42: KLEE runs a branch's false side
 //   first) never reads it: 3 followed calls unread, so note is skipped from its 5th call;
 //   the paths with in[7] == 42 then read `seen` after each skipped call and recover it.
-//   After 8 skips, 5 recovered (more than half), note runs again for good.
+//   After 8 skips, 5 recovered (more than half), note runs again for good; its later
+//   sampled calls (every 16th) show both: read on the in[7] == 42 paths, not on the others.
 //   KLEE alone: 3^3 decode paths x 2 (in[7]) x 2^4 note paths = 864 paths.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.base %t.auto
 // RUN: %klee --search=dfs --output-dir=%t.base %t.bc 2>&1 | %FileCheck %s --check-prefix=BASE
 // BASE: KLEE: done: completed paths = 864
 // RUN: %klee --search=dfs --skip-functions=auto --output-dir=%t.auto %t.bc 2>&1 | %FileCheck %s --check-prefix=AUTO
-// AUTO: --skip-functions=auto: note is skipped from its call 5 on
-// AUTO: --skip-functions=auto: note runs again: 5 of its 8 skipped calls were recovered
+// AUTO: --skip-functions=auto: note:74 is skipped from its call 5 on
+// AUTO: --skip-functions=auto: note:74 runs again: 5 of its 8 skipped calls were recovered
 // AUTO: KLEE: done: recovery states = 5
-// AUTO: KLEE: done: pspa chop auto: skipped = none; skipped, then run again = note (5 of its 8 skipped calls were recovered)
-// RUN: %python %checks profile %t.auto/chop-profile.csv decode 'read>0' unread=0
-// RUN: %python %checks profile %t.auto/chop-profile.csv note read=0
+// AUTO: KLEE: done: pspa chop auto: skipped = none; skipped, then run again = note:74 (5 of its 8 skipped calls were recovered)
+// RUN: %python %checks profile %t.auto/chop-profile.csv decode:69 'read>0' unread=0
+// RUN: %python %checks profile %t.auto/chop-profile.csv note:74 'read>0' 'unread>0'
 // RUN: %FileCheck %s --check-prefix=CSV --input-file=%t.auto/chop.csv
-// CSV: note,8,5,{{.*}}"skipped, then run again: 5 of its 8 skipped calls were recovered"
+// CSV: note,8,5,{{.*}}"74: skipped, then run again: 5 of its 8 skipped calls were recovered"
 // RUN: %pspa skips %t.auto/chop-profile.csv --all | %FileCheck %s --check-prefix=RANK
-// RANK: decode candidate {{.*}} 100% effects read after {{[0-9]+}} of {{[0-9]+}} followed calls: most skips would be recovered
-// RANK: note never {{.*}} skipping it stopped
+// RANK: decode:69 candidate {{.*}} 100% effects read after {{[0-9]+}} of {{[0-9]+}} followed calls: most skips would be recovered
+// RANK: note:74 never {{.*}} skipping it stopped
 // RANK: nothing to skip
 #include "klee/klee.h"
 

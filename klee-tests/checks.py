@@ -27,9 +27,10 @@
                                     the run's pspa-stats.json (pspa.stats/1) has these values
   checks.py fewer-instructions DIR DIR
                                     the first KLEE run executed fewer instructions than the second
-  checks.py profile CSV F KEY=VALUE...
-                                    F's row of chop-profile.csv has these values (KEY<VALUE,
-                                    KEY>VALUE too)
+  checks.py profile CSV F[:LINE] KEY=VALUE...
+                                    the row of chop-profile.csv for F's call site at LINE (the
+                                    first of F's without) has these values (KEY<VALUE, KEY>VALUE
+                                    too)
   checks.py queries DIR REL DIR REL DIR ...
                                     the runs' final ResolveQueries (run.stats) in the order
                                     given, each REL (<, <=, ==) the next
@@ -292,7 +293,9 @@ def main():
             header = f.readline()
             if not header.startswith("# pspa chop profile/1:"):
                 fail("%s: header %r" % (sys.argv[2], header))
-            row = next((r for r in csv.DictReader(f) if r["function"] == sys.argv[3]), None)
+            name, _, line = sys.argv[3].partition(":")
+            row = next((r for r in csv.DictReader(f)
+                        if r["function"] == name and (not line or r["line"] == line)), None)
         if row is None:
             fail("%s: no row for %s" % (sys.argv[2], sys.argv[3]))
         for want in sys.argv[4:]:

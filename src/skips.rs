@@ -19,11 +19,13 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// One function's row of `chop-profile.csv`. Counts are over the run's ordinary paths
-/// (recovery states are not profiled).
+/// One call site's row of `chop-profile.csv`: a function called from one source line (0:
+/// unknown). Counts are over the run's ordinary paths (recovery states are not profiled).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FunctionProfile {
     pub function: String,
+    #[serde(default)]
+    pub line: u32,
     /// Calls that ran.
     pub calls: u64,
     /// Calls whose result the caller uses: chopping would recover them at the first use.
@@ -49,14 +51,22 @@ pub struct FunctionProfile {
     pub read_after_mean: f64,
     /// Followed calls whose path ended without such a read.
     pub unread: u64,
-    /// Seconds spent analysing its calls for the profile.
+    /// Seconds spent analysing its sampled calls after the first four (those fill the
+    /// summary cache, which later calls reuse: chopping pays them once).
     pub analysis_s: f64,
+    /// The analysed calls `analysis_s` covers.
+    #[serde(default)]
+    pub warm_analyses: u64,
     /// Why it can never be skipped (empty: it can).
     #[serde(default)]
     pub excluded: String,
     /// Its calling functions, `name:calls` separated by spaces.
     #[serde(default)]
     pub callers: String,
+    /// Where the path read what it wrote (`file:line x count`, the first eight places):
+    /// the loads that would have recovered it.
+    #[serde(default)]
+    pub read_at: String,
 }
 
 /// What the profile's header says about the run (`# pspa chop profile: key=value ...`).
@@ -139,7 +149,8 @@ pub struct RankOptions {
     /// Followed calls needed before a recovery rate is believed.
     pub min_watched: u64,
     /// The largest share of followed calls whose effects were read, for a function to be
-    /// proposed: beyond it, most skips become recoveries.
+    /// proposed: beyond it, most skips become recoveries (the gain weighs the rest; this
+    /// bounds what a small sample can promise).
     pub max_read: f64,
     /// What one skipped call costs besides its analysis, in instructions: the snapshot (a
     /// state copy) and, when recovered, the recovery state and bringing its writes over.
@@ -148,7 +159,7 @@ pub struct RankOptions {
 
 impl Default for RankOptions {
     fn default() -> Self {
-        RankOptions { top: 5, min_watched: 3, max_read: 0.25, skip_cost: 2_000.0 }
+        RankOptions { top: 5, min_watched: 3, max_read: 0.75, skip_cost: 2_000.0 }
     }
 }
 
@@ -166,6 +177,8 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ranked {
     pub function: String,
+    /// The call site's line (0: every call of the function).
+    pub line: u32,
     pub verdict: Verdict,
     /// Expected instructions saved over the profiled run, net of the skips' costs.
     pub gain: f64,
@@ -186,7 +199,8 @@ pub fn gain(f: &FunctionProfile, run: &RunInfo, read: f64, o: &RankOptions) -> f
     }
     let calls = f.calls as f64;
     let saved_per_call = (f.instructions + f.path_instructions) as f64 / calls;
-    let analysis_per_call = if f.analysed > 0 { f.analysis_s / f.analysed as f64 * rate(run) } else { 0.0 };
+    let analysis_per_call =
+        if f.warm_analyses > 0 { f.analysis_s / f.warm_analyses as f64 * rate(run) } else { 0.0 };
     calls * ((1.0 - read) * saved_per_call - analysis_per_call - o.skip_cost)
 }
 
@@ -199,8 +213,10 @@ fn callers(f: &FunctionProfile) -> Vec<&str> {
         .collect()
 }
 
-/// Every function of the profile with its verdict, proposed ones first (by gain), then the
-/// candidates by gain, then the others by name.
+/// Every site of the profile with its verdict, proposed ones first (by gain), then the
+/// candidates by gain, then the others by name. A function is covered (its calls run only
+/// inside skipped calls) when each of its callers has a proposed site: an approximation
+/// that a caller's other sites may still run.
 pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
     let mut out: Vec<Ranked> = p.functions.iter().map(|f| judge(f, &p.run, o)).collect();
     let order = |r: &Ranked| match r.verdict {
@@ -213,21 +229,24 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
     });
     // The best first; a function whose every caller is already skipped is skipped with
     // them (its calls run only inside their recoveries).
-    let by_name: HashMap<&str, &FunctionProfile> = p.functions.iter().map(|f| (f.function.as_str(), f)).collect();
+    let by_site: HashMap<(&str, u32), &FunctionProfile> =
+        p.functions.iter().map(|f| ((f.function.as_str(), f.line), f)).collect();
     let mut chosen: HashSet<String> = HashSet::new();
+    let mut proposed = 0;
     for r in out.iter_mut() {
         if r.verdict != Verdict::Skip {
             continue;
         }
-        let cs = by_name.get(r.function.as_str()).map(|f| callers(f)).unwrap_or_default();
+        let cs = by_site.get(&(r.function.as_str(), r.line)).map(|f| callers(f)).unwrap_or_default();
         if !cs.is_empty() && cs.iter().all(|c| chosen.contains(*c)) {
             r.verdict = Verdict::Candidate;
             r.reason = format!("its calls come from {} only, which {} skipped", cs.join(", "),
                                if cs.len() == 1 { "is" } else { "are" });
-        } else if chosen.len() >= o.top {
+        } else if proposed >= o.top {
             r.verdict = Verdict::Candidate;
             r.reason = format!("{} (below the top {})", r.reason, o.top);
         } else {
+            proposed += 1;
             chosen.insert(r.function.clone());
         }
     }
@@ -240,7 +259,14 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
 /// One function's verdict before the top N and the callers are considered.
 pub fn judge(f: &FunctionProfile, run: &RunInfo, o: &RankOptions) -> Ranked {
     let read_ratio = (f.watched > 0).then(|| f.read as f64 / f.watched as f64);
-    let mk = |verdict, gain, reason: String| Ranked { function: f.function.clone(), verdict, gain, read_ratio, reason };
+    let mk = |verdict, gain, reason: String| Ranked {
+        function: f.function.clone(),
+        line: f.line,
+        verdict,
+        gain,
+        read_ratio,
+        reason,
+    };
     if !f.excluded.is_empty() {
         return mk(Verdict::Never, 0.0, f.excluded.clone());
     }
@@ -288,10 +314,48 @@ pub fn stop_reason(f: &FunctionProfile, run: &RunInfo, skips: u64, recoveries: u
     None
 }
 
+/// `F` or `F:LINE`, as `--skip-functions` takes it.
+fn site_name(function: &str, line: u32) -> String {
+    if line == 0 { function.to_string() } else { format!("{function}:{line}") }
+}
+
+/// The `--skip-functions=` value for the proposed sites: `F` when every profiled site of
+/// F is proposed (or its line is unknown), else `F:L1/L2`, in ranking order.
+pub fn skip_line(ranked: &[Ranked]) -> String {
+    let mut order: Vec<&str> = Vec::new();
+    let mut lines: HashMap<&str, Vec<u32>> = HashMap::new();
+    let mut all: HashMap<&str, bool> = HashMap::new();
+    for r in ranked {
+        let skip = r.verdict == Verdict::Skip;
+        let e = all.entry(r.function.as_str()).or_insert(true);
+        *e &= skip;
+        if skip {
+            if !lines.contains_key(r.function.as_str()) {
+                order.push(&r.function);
+            }
+            lines.entry(&r.function).or_default().push(r.line);
+        }
+    }
+    order
+        .iter()
+        .map(|f| {
+            let ls = &lines[f];
+            if all[f] || ls.contains(&0) {
+                f.to_string()
+            } else {
+                let mut ls = ls.clone();
+                ls.sort_unstable();
+                format!("{f}:{}", ls.iter().map(u32::to_string).collect::<Vec<_>>().join("/"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// The ranking as `pspa skips` prints it.
 pub fn render(ranked: &[Ranked], all: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{:>4}  {:<32} {:<9} {:>14} {:>6}  reason", "rank", "function", "verdict", "gain (instr)", "read");
+    let _ = writeln!(out, "{:>4}  {:<36} {:<9} {:>14} {:>6}  reason", "rank", "call site", "verdict", "gain (instr)", "read");
     for (i, r) in ranked.iter().enumerate() {
         if !all && r.verdict == Verdict::Never {
             continue;
@@ -302,14 +366,14 @@ pub fn render(ranked: &[Ranked], all: bool) -> String {
             Verdict::Never => "never",
         };
         let read = r.read_ratio.map_or("-".to_string(), |x| format!("{:.0}%", x * 100.0));
-        let _ = writeln!(out, "{:>4}  {:<32} {:<9} {:>14.0} {:>6}  {}", i + 1, r.function, v, r.gain, read, r.reason);
+        let _ = writeln!(out, "{:>4}  {:<36} {:<9} {:>14.0} {:>6}  {}", i + 1, site_name(&r.function, r.line), v,
+                         r.gain, read, r.reason);
     }
-    let chosen: Vec<&str> =
-        ranked.iter().filter(|r| r.verdict == Verdict::Skip).map(|r| r.function.as_str()).collect();
-    if chosen.is_empty() {
-        let _ = writeln!(out, "\nnothing to skip: no function's profile shows skipping it pays");
+    let line = skip_line(ranked);
+    if line.is_empty() {
+        let _ = writeln!(out, "\nnothing to skip: no call site's profile shows skipping it pays");
     } else {
-        let _ = writeln!(out, "\n--skip-functions={}", chosen.join(","));
+        let _ = writeln!(out, "\n--skip-functions={line}");
     }
     out
 }
@@ -375,8 +439,8 @@ mod tests {
     /// skips; and the analyses' seconds count at the run's rate.
     #[test]
     fn gain_counts_recoveries_and_analysis_time() {
-        let f = FunctionProfile { calls: 10, instructions: 10_000, path_instructions: 30_000, analysed: 5,
-            analysis_s: 0.005, ..row("f") };
+        let f = FunctionProfile { calls: 10, instructions: 10_000, path_instructions: 30_000, analysed: 9,
+            analysis_s: 0.005, warm_analyses: 5, ..row("f") };
         let o = RankOptions::default();
         // 1 ms of analysis per analysed call = 1,000 instructions at 1M/s.
         assert_eq!(gain(&f, &RUN, 0.0, &o), 10.0 * (4_000.0 - 1_000.0 - 2_000.0));
@@ -399,6 +463,21 @@ mod tests {
         assert!(r[2].reason.contains("below the top 2"));
     }
 
+    /// One function read right after its calls from one place and never from another:
+    /// only the second site is proposed, as F:LINE.
+    #[test]
+    fn sites_of_one_function_are_judged_apart() {
+        let inner = FunctionProfile { line: 1345, calls: 20, instructions: 1_000_000, watched: 20, read: 19,
+            callers: "decode:20".into(), ..row("del") };
+        let outer = FunctionProfile { line: 28, calls: 20, instructions: 1_000_000, watched: 20, unread: 20,
+            callers: "main:20".into(), ..row("del") };
+        let r = rank(&Profile { run: RUN, functions: vec![inner, outer] }, &RankOptions::default());
+        assert_eq!((r[0].line, r[0].verdict), (28, Verdict::Skip));
+        assert_eq!((r[1].line, r[1].verdict), (1345, Verdict::Candidate));
+        assert_eq!(skip_line(&r), "del:28");
+        assert!(render(&r, false).contains("del:1345"));
+    }
+
     #[test]
     fn profiles_round_trip_and_bad_ones_name_the_problem() {
         let p = Profile { run: RUN, functions: vec![FunctionProfile { calls: 3, callers: "a:1 b:2".into(),
@@ -408,6 +487,6 @@ mod tests {
         assert!(format!("{e:#}").contains("line 1"), "{e:#}");
         let bad = p.to_csv().replace(",3,", ",three,");
         let e = Profile::parse(&bad).unwrap_err();
-        assert!(format!("{e:#}").contains("line 3: field 2"), "{e:#}");
+        assert!(format!("{e:#}").contains("line 3: field 3"), "{e:#}");
     }
 }

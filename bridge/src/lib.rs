@@ -53,6 +53,7 @@ pub mod ffi {
     /// fields these are).
     struct ProfileRow {
         function: String,
+        line: u32,
         calls: u64,
         result_used: u64,
         instructions: u64,
@@ -65,12 +66,15 @@ pub mod ffi {
         read_after_mean: f64,
         unread: u64,
         analysis_s: f64,
+        warm_analyses: u64,
         excluded: String,
         callers: String,
+        read_at: String,
     }
-    /// A function's verdict (`pspa::skips::Ranked`): `verdict` 0 skip, 1 candidate, 2 never.
+    /// A call site's verdict (`pspa::skips::Ranked`): `verdict` 0 skip, 1 candidate, 2 never.
     struct SkipVerdict {
         function: String,
+        line: u32,
         verdict: u8,
         gain: f64,
         reason: String,
@@ -263,8 +267,14 @@ pub mod ffi {
         /// Why a function skipped `skips` times, `recoveries` of them recovered, should run
         /// again (`pspa::skips::stop_reason`); empty: skipping it still pays.
         fn skip_stop_reason(row: &ProfileRow, instructions: u64, wall_s: f64, skips: u64, recoveries: u64) -> String;
+        /// What one skipped call costs besides its analysis, in instructions
+        /// (`pspa::skips::RankOptions::skip_cost`): a function whose calls cost less
+        /// cannot pay back its skips.
+        fn skip_cost() -> f64;
         /// The profile as `chop-profile.csv` (`pspa::skips::Profile::to_csv`).
         fn profile_csv(rows: &[ProfileRow], instructions: u64, wall_s: f64) -> String;
+        /// The `--skip-functions=` value of a ranking's proposed sites (`pspa::skips::skip_line`).
+        fn skip_line(verdicts: &[SkipVerdict]) -> String;
         /// Whether the call may run or call `function` (`llvm::Function*`): a skipped call
         /// that may reach `exit` or `abort`. A call that ends the process and that the
         /// answer does not follow (`engine_not_followed`) is called; what it runs is not
@@ -1231,6 +1241,7 @@ fn answer_mod_size(a: &CallAnswer) -> usize {
 fn profile_row(r: &ffi::ProfileRow) -> pspa::skips::FunctionProfile {
     pspa::skips::FunctionProfile {
         function: r.function.clone(),
+        line: r.line,
         calls: r.calls,
         result_used: r.result_used,
         instructions: r.instructions,
@@ -1243,8 +1254,10 @@ fn profile_row(r: &ffi::ProfileRow) -> pspa::skips::FunctionProfile {
         read_after_mean: r.read_after_mean,
         unread: r.unread,
         analysis_s: r.analysis_s,
+        warm_analyses: r.warm_analyses,
         excluded: r.excluded.clone(),
         callers: r.callers.clone(),
+        read_at: r.read_at.clone(),
     }
 }
 
@@ -1262,6 +1275,7 @@ fn rank_skips(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64, top: usi
             .into_iter()
             .map(|r| ffi::SkipVerdict {
                 function: r.function,
+                line: r.line,
                 verdict: match r.verdict {
                     pspa::skips::Verdict::Skip => 0,
                     pspa::skips::Verdict::Candidate => 1,
@@ -1286,4 +1300,30 @@ fn skip_stop_reason(row: &ffi::ProfileRow, instructions: u64, wall_s: f64, skips
 
 fn profile_csv(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64) -> String {
     catch_unwind(AssertUnwindSafe(|| profile_of(rows, instructions, wall_s).to_csv())).unwrap_or_default()
+}
+
+fn skip_cost() -> f64 {
+    pspa::skips::RankOptions::default().skip_cost
+}
+
+fn skip_line(verdicts: &[ffi::SkipVerdict]) -> String {
+    catch_unwind(AssertUnwindSafe(|| {
+        let ranked: Vec<pspa::skips::Ranked> = verdicts
+            .iter()
+            .map(|v| pspa::skips::Ranked {
+                function: v.function.clone(),
+                line: v.line,
+                verdict: match v.verdict {
+                    0 => pspa::skips::Verdict::Skip,
+                    1 => pspa::skips::Verdict::Candidate,
+                    _ => pspa::skips::Verdict::Never,
+                },
+                gain: v.gain,
+                read_ratio: None,
+                reason: String::new(),
+            })
+            .collect();
+        pspa::skips::skip_line(&ranked)
+    }))
+    .unwrap_or_default()
 }

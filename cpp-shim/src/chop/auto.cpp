@@ -1,8 +1,10 @@
-// --skip-functions=auto[:N]: the functions to skip, chosen during the run. The profile
+// --skip-functions=auto[:N]: the call sites to skip, chosen during the run. The profile
 // (profile.cpp) counts every call; the core ranks it (pspa::skips, the same ranking as
-// `pspa skips`): a function is skipped from its next call once its earlier calls show
-// that it forks (or runs long) and that the paths rarely read what it wrote, and it runs
-// again for good once its own recoveries show that skipping it does not pay.
+// `pspa skips`): a site's calls are skipped from its next call on once its earlier calls
+// show that skipping would save more than it costs (they fork, or run long, and the paths
+// rarely read what they wrote), and it runs again for good once its own recoveries show
+// that skipping it does not pay. Sites, not functions: one function's calls from two places
+// can differ (a call whose writes the caller reads at once, another whose path ends).
 
 #include "chop/chop.h"
 
@@ -15,30 +17,34 @@ namespace pspa_plugin {
 
 namespace {
 /// Ranks while the profile is young on every change, then at most every this many calls:
-/// a ranking builds every function's row.
+/// a ranking builds every site's row.
 constexpr std::uint64_t RankEvery = 64;
 constexpr std::uint64_t EagerRanks = 64;
+
+std::string siteName(const chop::Site &s) {
+  return s.first->getName().str() + (s.second ? ":" + std::to_string(s.second) : "");
+}
 } // namespace
 
-void ChopClient::autoChoose(llvm::Function *f) {
-  auto sk = autoSkipped.find(f);
+void ChopClient::autoChoose(const chop::Site &site) {
+  auto sk = autoSkipped.find(site);
   if (sk != autoSkipped.end()) {
-    chop::FunctionStats &fs = stats[f->getName().str()];
-    std::string why(pspa::skip_stop_reason(profiler->row(f), profiler->runInstructions(), profiler->runSeconds(),
-                                           fs.snapshots, fs.recoveries));
+    auto &[skips, recovered] = stats[site.first->getName().str()].bySite[site.second];
+    std::string why(pspa::skip_stop_reason(profiler->row(site), profiler->runInstructions(),
+                                           profiler->runSeconds(), skips, recovered));
     if (why.empty())
       return;
     autoSkipped.erase(sk);
-    skip.erase(f);
-    autoStopped[f] = why;
-    chop::FunctionProfile &fp = profiler->of(f);
-    fp.judged = true;
-    fp.excluded = "skipping it stopped: " + why;
-    klee::klee_message("pspa chop: --skip-functions=auto: %s runs again: %s", f->getName().str().c_str(),
-                       why.c_str());
+    std::set<unsigned> &lines = skip[site.first];
+    lines.erase(site.second);
+    if (lines.empty())
+      skip.erase(site.first); // an empty set would mean every call
+    autoStopped[site] = why;
+    profiler->of(site).stopped = "skipping it stopped: " + why;
+    klee::klee_message("pspa chop: --skip-functions=auto: %s runs again: %s", siteName(site).c_str(), why.c_str());
     return;
   }
-  if (autoSkipped.size() >= autoTop || autoStopped.count(f))
+  if (autoSkipped.size() >= autoTop || autoStopped.count(site))
     return;
   ++callsSinceRank;
   if (profiler->changes == rankedAt || (ranks >= EagerRanks && callsSinceRank < RankEvery))
@@ -54,19 +60,24 @@ void ChopClient::autoChoose(llvm::Function *f) {
     if (v.verdict != 0 || autoSkipped.size() >= autoTop)
       continue;
     llvm::Function *g = module->getFunction(std::string(v.function));
-    if (!g || autoSkipped.count(g) || autoStopped.count(g) || skip.count(g))
+    chop::Site s{g, v.line};
+    // A site the user named (every call of g, or this line) is skipped already.
+    auto named = skip.find(g);
+    if (!g || autoSkipped.count(s) || autoStopped.count(s) ||
+        (named != skip.end() && (named->second.empty() || named->second.count(v.line))))
       continue;
     std::string chain;
     if (!refuse(g, &chain).empty())
-      continue; // the ranking saw the same reason; asserted by its verdict, kept safe here
+      continue; // the ranking saw the same reason (the profile's `excluded`); kept safe here
     if (!chain.empty())
       checkConstrain.insert(g); // may constrain the input: each call checked (mayAssume)
-    skip[g];
-    autoSkipped[g] = profiler->of(g).calls;
-    autoReasons[g] = std::string(v.reason);
-    klee::klee_message("pspa chop: --skip-functions=auto: %s is skipped from its call %llu on: %s",
-                       g->getName().str().c_str(), static_cast<unsigned long long>(profiler->of(g).calls + 1),
-                       std::string(v.reason).c_str());
+    if (v.line == 0)
+      continue; // a call with no line cannot be named alone; its function's other calls differ
+    skip[g].insert(v.line);
+    autoSkipped[s] = profiler->of(s).calls;
+    autoReasons[s] = std::string(v.reason);
+    klee::klee_message("pspa chop: --skip-functions=auto: %s is skipped from its call %llu on: %s", siteName(s).c_str(),
+                       static_cast<unsigned long long>(profiler->of(s).calls + 1), std::string(v.reason).c_str());
   }
 }
 

@@ -125,7 +125,7 @@ private:
   /// --skip-functions=auto: whether calls of `f` are skipped from now on (ranks the profile
   /// again when it changed; stops skipping a function whose recoveries cost more than they
   /// save).
-  void autoChoose(llvm::Function *f);
+  void autoChoose(const chop::Site &site);
   /// chop.csv's `auto` column for `name`.
   std::string autoNote(const std::string &name) const;
 
@@ -191,9 +191,9 @@ private:
   /// skips (with the call count then), those it stopped skipping (why).
   std::unique_ptr<chop::Profiler> profiler;
   unsigned autoTop = 0;
-  std::map<llvm::Function *, std::uint64_t> autoSkipped;
-  std::map<llvm::Function *, std::string> autoStopped;
-  std::map<llvm::Function *, std::string> autoReasons;
+  std::map<chop::Site, std::uint64_t> autoSkipped;
+  std::map<chop::Site, std::string> autoStopped;
+  std::map<chop::Site, std::string> autoReasons;
   std::uint64_t rankedAt = ~0ull, ranks = 0, callsSinceRank = 0;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,

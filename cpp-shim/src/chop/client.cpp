@@ -190,10 +190,10 @@ ChopClient::ChopClient(Host &host, llvm::Module &m) : host(host), module(&m) {
   }
   autoTop = chop::autoTop();
   if (autoTop || chop::profileOn())
-    // Online (auto alone) only functions that have forked are analysed: analyses cost the
-    // run's time, and a function that never forks saves little when skipped.
+    // Online (auto alone) only functions whose calls so far may pay back a skip are analysed:
+    // analyses cost the run's time.
     profiler = std::make_unique<chop::Profiler>(
-        host, [this](Function *f) { return refuse(f); }, chop::profileSample(), /*forkedOnly=*/!chop::profileOn());
+        host, [this](Function *f) { return refuse(f); }, chop::profileSample(), /*payingOnly=*/!chop::profileOn());
 }
 
 std::string ChopClient::refuse(Function *f, std::string *chain) {
@@ -334,7 +334,7 @@ bool ChopClient::beforeCall(CallSite &c) {
       return true;
   }
   if (autoTop && searcher && !f->isDeclaration() && !isRecovery(&state))
-    autoChoose(f);
+    autoChoose({f, ki && ki->info ? ki->info->line : 0});
   auto sk = skip.find(f);
   // Not while KLEE seeds (its searcher, which pauses paths, comes after), nor an invoke
   // (the hook's skip would not branch to its normal destination).
@@ -414,6 +414,7 @@ bool ChopClient::beforeCall(CallSite &c) {
   if (result)
     ++state.pluginWatch; // its uses are held until the call is recovered
   ++fs.snapshots;
+  ++fs.bySite[line].first;
   ++chop::snapshotsStat();
   return true;
 }
@@ -570,7 +571,7 @@ bool ChopClient::onMemoryAccess(klee::ExecutionState &state, klee::KInstruction 
   if (chopAccess(state, ki, mo, offset, bytes, isWrite))
     return true;
   if (profiler && profiler->watching(state))
-    profiler->access(state, mo, offset, bytes, isWrite, ownFrameOnly(mo));
+    profiler->access(state, ki, mo, offset, bytes, isWrite, ownFrameOnly(mo));
   return false;
 }
 

@@ -229,6 +229,8 @@ struct FunctionStats {
   double snapshotSeconds = 0, analysisSeconds = 0;
   std::uint64_t recoveryInstructions = 0;
   std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
+  /// Per call line: skips and recoveries (--skip-functions=auto decides per call site).
+  std::map<unsigned, std::pair<std::uint64_t, std::uint64_t>> bySite;
 };
 
 } // namespace pspa_plugin::chop

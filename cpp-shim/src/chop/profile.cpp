@@ -3,6 +3,7 @@
 // not forward recovery states' hooks here).
 
 #include "chop/profile.h"
+#include "chop/chop.h"
 
 #include "klee/Core/Interpreter.h"
 #include "klee/Module/KInstruction.h"
@@ -30,38 +31,43 @@ constexpr std::size_t MaxWatches = 16;
 /// a watched call wrote even if the path overwrote it (a recovery is then over-counted,
 /// never missed).
 constexpr std::uint64_t MaxStampedBytes = 1 << 20;
+/// A function's first analyses fill the summary cache that its later calls reuse: their
+/// time is not what a skip costs (chopping pays it once).
+constexpr std::uint64_t ColdAnalyses = 4;
 } // namespace
 
 Profiler::Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool forkedOnly)
     : host(host), refuse(std::move(refuse)), sample(sample), forkedOnly(forkedOnly),
-      start(std::chrono::steady_clock::now()) {}
+      skipCost(pspa::skip_cost()), start(std::chrono::steady_clock::now()) {}
 
 const std::string &Profiler::excluded(llvm::Function *f) {
-  FunctionProfile &fp = functions[f];
-  if (!fp.judged) {
-    fp.judged = true;
-    fp.excluded = refuse(f);
-  }
-  return fp.excluded;
+  auto it = exclusions.find(f);
+  if (it == exclusions.end())
+    it = exclusions.emplace(f, refuse(f)).first;
+  return it->second;
 }
 
 void Profiler::callRuns(CallSite &c, const CallAnalysis &given, const std::function<std::vector<Answer>()> &pending) {
   klee::ExecutionState &state = c.state;
   Path &p = paths[state];
   pop(state, p); // frames an unwinding left behind
-  FunctionProfile &fp = functions[c.f];
+  Site site{c.f, c.ki && c.ki->info ? c.ki->info->line : 0};
+  FunctionProfile &fp = sites[site];
   ++fp.calls;
   ++profiledCalls;
   ++changes;
   if (!state.stack.empty())
     ++fp.callers[state.stack.back().kf->function];
-  Frame fr{c.f, state.stack.size(), state.steppedInstructions, true, !c.ki->inst->use_empty(), nullptr, 0};
+  Frame fr{site, state.stack.size(), state.steppedInstructions, true, !c.ki->inst->use_empty(), nullptr, 0};
   for (const Frame &o : p.frames)
-    fr.outermost &= o.f != c.f;
+    fr.outermost &= o.site != site;
   if (fr.resultUsed)
     ++fp.resultUsed;
   // A used result recovers the call at its first use: nothing to watch, nothing to analyse.
-  else if (fp.analysed < sample && (!forkedOnly || fp.forks > 0) && excluded(c.f).empty()) {
+  // The sample: the first `sample` calls, then every 16th up to four times as many, so
+  // that later calls (other paths, other phases of the run) are seen too.
+  else if ((fp.analysed < sample || (fp.calls % 16 == 0 && fp.analysed < 4 * sample)) &&
+           (!forkedOnly || mayPay(fp)) && excluded(c.f).empty()) {
     ++fp.analysed;
     ++analyses;
     if (given.analysed) {
@@ -71,7 +77,11 @@ void Profiler::callRuns(CallSite &c, const CallAnalysis &given, const std::funct
       fr.firstNew = klee::MemoryObject(0).id; // objects from here on did not exist at the call
       auto t0 = std::chrono::steady_clock::now();
       fr.answer = host.analyze(state, c.ki, c.f, c.args, pending(), /*keepPost=*/false);
-      fp.analysisSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (fp.analysed > ColdAnalyses) {
+        fp.analysisSeconds += t;
+        ++fp.warmAnalyses;
+      }
     }
     if (fr.answer && pspa::answer_ok(**fr.answer))
       fp.modLocations += pspa::answer_mod_size(**fr.answer);
@@ -83,11 +93,16 @@ void Profiler::callRuns(CallSite &c, const CallAnalysis &given, const std::funct
   p.frames.push_back(std::move(fr));
 }
 
+bool Profiler::mayPay(const FunctionProfile &fp) const {
+  // Its calls so far fork, or cost more than a skip does (what returned of them).
+  return fp.forks > 0 || static_cast<double>(fp.instructions + fp.pathInstructions) > skipCost * fp.calls;
+}
+
 void Profiler::pop(klee::ExecutionState &state, Path &p) {
   while (!p.frames.empty() && p.frames.back().depth >= state.stack.size()) {
     Frame fr = std::move(p.frames.back());
     p.frames.pop_back();
-    FunctionProfile &fp = functions[fr.f];
+    FunctionProfile &fp = sites[fr.site];
     if (fr.outermost)
       fp.instructions += state.steppedInstructions - fr.entry;
     if (fr.resultUsed) {
@@ -99,7 +114,7 @@ void Profiler::pop(klee::ExecutionState &state, Path &p) {
         p.watches.erase(p.watches.begin());
         ++droppedWatches;
       }
-      p.watches.push_back(Watch{fr.f, fr.answer, fr.firstNew, state.steppedInstructions, ++p.clock,
+      p.watches.push_back(Watch{fr.site, fr.answer, fr.firstNew, state.steppedInstructions, ++p.clock,
                                 std::make_shared<std::unordered_map<std::uint64_t, bool>>()});
     }
   }
@@ -110,15 +125,18 @@ void Profiler::afterReturn(klee::ExecutionState &state) {
     pop(state, *p);
 }
 
-void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now) {
+void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now, const klee::KInstruction *at) {
   Watch w = std::move(p.watches[i]);
   p.watches.erase(p.watches.begin() + i);
-  FunctionProfile &fp = functions[w.f];
+  FunctionProfile &fp = sites[w.site];
   ++fp.watched;
   ++changes;
   if (read) {
     ++fp.read;
     fp.readAfter += now - w.returnedAt;
+    std::string place = at ? where(at) : "an external call or a free";
+    if (fp.readAt.size() < 8 || fp.readAt.count(place))
+      ++fp.readAt[place];
   } else {
     ++fp.unread;
   }
@@ -138,8 +156,8 @@ bool Profiler::mayWrite(Watch &w, const klee::MemoryObject *mo, std::uint64_t of
   return pspa::answer_may_write(host.analysisEngine(), **w.answer, liveObject(mo, w.firstNew), off, bytes, true);
 }
 
-void Profiler::access(klee::ExecutionState &state, const klee::MemoryObject *mo, klee::ref<klee::Expr> offset,
-                      unsigned bytes, bool isWrite, bool ownFrameOnly) {
+void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+                      klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite, bool ownFrameOnly) {
   Path *pp = paths.find(state);
   if (!pp || pp->watches.empty())
     return;
@@ -148,11 +166,11 @@ void Profiler::access(klee::ExecutionState &state, const klee::MemoryObject *mo,
   std::uint64_t off = ce ? ce->getZExtValue() : 0;
   if (ownFrameOnly)
     return; // no call writes it, and reading it never recovers one
-  auto st = p.stamps.find(mo);
+  auto st = p.stamps.find(mo->id);
   for (std::size_t i = 0; i < p.watches.size();) {
     Watch &w = p.watches[i];
     bool read = false;
-    if (mo->id < w.firstNew && !inside(p, w.f)) {
+    if (mo->id < w.firstNew && !inside(p, w.site)) {
       if (!isWrite) {
         // Bytes the path wrote after the return hide the call's: not a recovery.
         bool hidden = false;
@@ -167,17 +185,18 @@ void Profiler::access(klee::ExecutionState &state, const klee::MemoryObject *mo,
       }
     }
     if (read)
-      settle(p, i, true, state.steppedInstructions);
+      settle(p, i, true, state.steppedInstructions, ki);
     else
       ++i;
   }
   if (!isWrite || p.watches.empty() || mo->size > MaxStampedBytes)
     return;
-  std::shared_ptr<std::vector<unsigned>> &slot = p.stamps[mo];
+  std::shared_ptr<std::vector<unsigned>> &slot = p.stamps[mo->id];
   if (!slot)
     slot = std::make_shared<std::vector<unsigned>>(mo->size, 0);
   else if (slot.use_count() > 1)
     slot = std::make_shared<std::vector<unsigned>>(*slot); // shared with a fork: copy first
+  assert(slot->size() == mo->size && "stamps are per object id: one size");
   std::uint64_t from = ce ? off : 0, to = ce ? std::min<std::uint64_t>(off + bytes, mo->size) : mo->size;
   for (std::uint64_t b = from; b < to; ++b)
     (*slot)[b] = p.clock;
@@ -189,7 +208,7 @@ void Profiler::freed(klee::ExecutionState &state, const klee::MemoryObject *mo) 
     return;
   for (std::size_t i = 0; i < pp->watches.size();) {
     Watch &w = pp->watches[i];
-    if (mo->id < w.firstNew && !inside(*pp, w.f) && mayWrite(w, mo, 0, 0, false))
+    if (mo->id < w.firstNew && !inside(*pp, w.site) && mayWrite(w, mo, 0, 0, false))
       settle(*pp, i, true, state.steppedInstructions);
     else
       ++i;
@@ -201,39 +220,39 @@ void Profiler::externalCall(klee::ExecutionState &state) {
   if (!pp)
     return;
   for (std::size_t i = 0; i < pp->watches.size();)
-    if (!inside(*pp, pp->watches[i].f))
+    if (!inside(*pp, pp->watches[i].site))
       settle(*pp, i, true, state.steppedInstructions);
     else
       ++i;
 }
 
-bool Profiler::inside(const Path &p, llvm::Function *f) {
-  // With f skipped, its later calls would not run: what they read recovers nothing.
+bool Profiler::inside(const Path &p, const Site &s) {
+  // With the site skipped, its later calls would not run: what they read recovers nothing.
   for (const Frame &fr : p.frames)
-    if (fr.f == f)
+    if (fr.site == s)
       return true;
   return false;
 }
 
 void Profiler::branched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
-  const Path *pp = paths.find(parent);
-  if (!pp)
+  if (!paths.find(parent))
     return;
   Path *c = paths.branched(parent, child);
+  const Path *pp = paths.find(parent); // after the insert, which may rehash
   // Each function with a live activation forked once (callees included); the child's
   // instructions count from here, and its whole run is owed to those forks.
-  std::vector<llvm::Function *> seen;
+  std::vector<Site> seen;
   for (const Frame &fr : pp->frames) {
-    if (fr.depth >= parent.stack.size() || std::find(seen.begin(), seen.end(), fr.f) != seen.end())
+    if (fr.depth >= parent.stack.size() || std::find(seen.begin(), seen.end(), fr.site) != seen.end())
       continue;
-    seen.push_back(fr.f);
-    ++functions[fr.f].forks;
+    seen.push_back(fr.site);
+    ++sites[fr.site].forks;
     ++changes;
     bool born = false;
     for (auto &[g, at] : c->lineage)
-      born |= g == fr.f;
+      born |= g == fr.site;
     if (!born)
-      c->lineage.emplace_back(fr.f, child.steppedInstructions);
+      c->lineage.emplace_back(fr.site, child.steppedInstructions);
   }
   // The child's counters start here: what it shares with its parent, the parent counts.
   for (Frame &fr : c->frames)
@@ -249,9 +268,9 @@ void Profiler::terminated(klee::ExecutionState &state) {
   Path &p = *pp;
   for (const Frame &fr : p.frames)
     if (fr.outermost)
-      functions[fr.f].instructions += state.steppedInstructions - fr.entry;
-  for (auto &[f, at] : p.lineage)
-    functions[f].pathInstructions += state.steppedInstructions - at;
+      sites[fr.site].instructions += state.steppedInstructions - fr.entry;
+  for (auto &[site, at] : p.lineage)
+    sites[site].pathInstructions += state.steppedInstructions - at;
   while (!p.watches.empty())
     settle(p, 0, false, state.steppedInstructions);
   paths.erase(state);
@@ -263,12 +282,17 @@ double Profiler::runSeconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-pspa::ProfileRow Profiler::row(llvm::Function *f) {
-  FunctionProfile &fp = functions[f];
+pspa::ProfileRow Profiler::row(const Site &site) {
+  FunctionProfile &fp = sites[site];
+  llvm::Function *f = site.first;
   std::string callers;
   for (auto &[g, n] : fp.callers)
     callers += (callers.empty() ? "" : " ") + g->getName().str() + ":" + std::to_string(n);
+  std::string readAt;
+  for (auto &[at, n] : fp.readAt)
+    readAt += (readAt.empty() ? "" : " ") + at + "x" + std::to_string(n);
   return pspa::ProfileRow{rust::String::lossy(f->getName().str()),
+                          site.second,
                           fp.calls,
                           fp.resultUsed,
                           fp.instructions,
@@ -281,15 +305,17 @@ pspa::ProfileRow Profiler::row(llvm::Function *f) {
                           fp.read ? static_cast<double>(fp.readAfter) / fp.read : 0.0,
                           fp.unread,
                           fp.analysisSeconds,
-                          rust::String::lossy(excluded(f)),
-                          rust::String::lossy(callers)};
+                          fp.warmAnalyses,
+                          rust::String::lossy(fp.stopped.empty() ? excluded(f) : fp.stopped),
+                          rust::String::lossy(callers),
+                          rust::String::lossy(readAt)};
 }
 
 rust::Vec<pspa::ProfileRow> Profiler::rows() {
   rust::Vec<pspa::ProfileRow> out;
-  for (auto &[f, fp] : functions)
+  for (auto &[site, fp] : sites)
     if (fp.calls)
-      out.push_back(row(f));
+      out.push_back(row(site));
   return out;
 }
 

@@ -22,22 +22,28 @@
 
 namespace pspa_plugin::chop {
 
-/// A function's counters (the fields of pspa::skips::FunctionProfile).
+/// A call site: the function called and the source line of the call (0: unknown). The
+/// profile counts per site, because one function's calls from two places can differ
+/// (libtasn1's asn1_delete_structure: read at once inside the decoder, never in the driver).
+using Site = std::pair<llvm::Function *, unsigned>;
+
+/// A site's counters (the fields of pspa::skips::FunctionProfile).
 struct FunctionProfile {
   std::uint64_t calls = 0, resultUsed = 0, instructions = 0, forks = 0, pathInstructions = 0, analysed = 0,
-                modLocations = 0, watched = 0, read = 0, unread = 0, readAfter = 0;
+                modLocations = 0, watched = 0, read = 0, unread = 0, readAfter = 0, warmAnalyses = 0;
   double analysisSeconds = 0;
   std::map<llvm::Function *, std::uint64_t> callers;
-  /// Why it can never be skipped ("" when it can), once computed.
-  bool judged = false;
-  std::string excluded;
+  std::map<std::string, std::uint64_t> readAt; // the first eight places, counted
+  /// Why skipping it stopped (online), "" while it did not.
+  std::string stopped;
 };
 
 class Profiler {
 public:
   /// `refuse(f)`: why `f` can never be skipped ("" if it can), asked once per function.
   /// `sample`: calls analysed per function; `forkedOnly`: analyse only functions whose
-  /// calls have forked (online, where analyses cost the run's time).
+  /// calls so far may pay back a skip (`mayPay`: online, where analyses cost the run's
+  /// time).
   Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool forkedOnly);
 
   /// A call of defined `f` runs on an ordinary path (not a recovery); `pending`: the
@@ -53,16 +59,16 @@ public:
   void afterReturn(klee::ExecutionState &state);
   /// A load or store that happens (no client held it); `ownFrameOnly`: a local no call
   /// can write.
-  void access(klee::ExecutionState &state, const klee::MemoryObject *mo, klee::ref<klee::Expr> offset,
-              unsigned bytes, bool isWrite, bool ownFrameOnly);
+  void access(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
+              klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite, bool ownFrameOnly);
   void freed(klee::ExecutionState &state, const klee::MemoryObject *mo);
   void branched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void terminated(klee::ExecutionState &state);
 
   /// The rows so far, as the core takes them.
   rust::Vec<pspa::ProfileRow> rows();
-  /// The row of `f` alone.
-  pspa::ProfileRow row(llvm::Function *f);
+  /// The row of one site.
+  pspa::ProfileRow row(const Site &s);
   /// Instructions run so far and seconds since the run began: the rate the ranking
   /// converts analysis seconds at.
   std::uint64_t runInstructions() const;
@@ -73,12 +79,12 @@ public:
   std::uint64_t profiledCalls = 0, analyses = 0, failedAnalyses = 0, droppedWatches = 0, unfinishedPaths = 0;
   /// Bumped whenever a counter the ranking reads changes.
   std::uint64_t changes = 0;
-  FunctionProfile &of(llvm::Function *f) { return functions[f]; }
+  FunctionProfile &of(const Site &s) { return sites[s]; }
   const std::string &excluded(llvm::Function *f);
 
 private:
   struct Frame {
-    llvm::Function *f;
+    Site site;
     std::size_t depth; // the caller's stack size: live while the stack is deeper
     std::uint64_t entry; // steppedInstructions when counting began on this path
     bool outermost;      // no other activation of f below it
@@ -87,7 +93,7 @@ private:
     std::uint64_t firstNew;
   };
   struct Watch {
-    llvm::Function *f;
+    Site site;
     Answer answer;
     std::uint64_t firstNew, returnedAt;
     unsigned stamp; // writes stamped at least this came after the return
@@ -97,26 +103,30 @@ private:
   struct Path {
     std::vector<Frame> frames;
     /// Functions whose forks made this path, with its instructions then.
-    std::vector<std::pair<llvm::Function *, std::uint64_t>> lineage;
+    std::vector<std::pair<Site, std::uint64_t>> lineage;
     std::vector<Watch> watches;
     /// Per object, the stamp of each byte's last write (0: before any watch), kept while
     /// the path watches something; shared with forks until one writes.
-    std::map<const klee::MemoryObject *, std::shared_ptr<std::vector<unsigned>>> stamps;
+    /// By object id, not address: a freed object's address comes back for another object.
+    std::unordered_map<std::uint64_t, std::shared_ptr<std::vector<unsigned>>> stamps;
     unsigned clock = 0;
   };
   void pop(klee::ExecutionState &state, Path &p);
-  /// Whether the path is inside a call of `f` (an access there is not the watched call's
-  /// reader: skipping f would skip it too).
-  static bool inside(const Path &p, llvm::Function *f);
-  void settle(Path &p, std::size_t i, bool read, std::uint64_t now);
+  /// Whether the path is inside a call from site `s` (an access there is not the watched
+  /// call's reader: skipping the site would skip it too).
+  static bool inside(const Path &p, const Site &s);
+  bool mayPay(const FunctionProfile &fp) const;
+  void settle(Path &p, std::size_t i, bool read, std::uint64_t now, const klee::KInstruction *at = nullptr);
   bool mayWrite(Watch &w, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known);
 
   Host &host;
   std::function<std::string(llvm::Function *)> refuse;
   unsigned sample;
   bool forkedOnly;
+  double skipCost;
   PerState<Path> paths;
-  std::map<llvm::Function *, FunctionProfile> functions;
+  std::map<Site, FunctionProfile> sites;
+  std::map<llvm::Function *, std::string> exclusions;
   std::chrono::steady_clock::time_point start;
 };
 

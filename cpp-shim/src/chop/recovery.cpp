@@ -33,6 +33,7 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   std::shared_ptr<Snapshot> snap = p.pending[i].snap;
   chop::FunctionStats &fs = stats[snap->f->getName().str()];
   ++fs.recoveries;
+  ++fs.bySite[snap->call && snap->call->info ? snap->call->info->line : 0].second;
   std::string at = chop::where(ki);
   if (fs.triggers.size() < 8 || fs.triggers.count(at))
     ++fs.triggers[at]; // the first eight load locations, counted

@@ -16,12 +16,17 @@ using llvm::format;
 namespace pspa_plugin {
 
 std::string ChopClient::autoNote(const std::string &name) const {
+  // Per call site: `L: skipped from call N: why` or `L: skipped, then run again: why`.
+  std::string note;
   llvm::Function *f = module->getFunction(name);
-  if (auto it = autoSkipped.find(f); f && it != autoSkipped.end())
-    return "skipped from call " + std::to_string(it->second + 1) + ": " + autoReasons.at(f);
-  if (auto it = autoStopped.find(f); f && it != autoStopped.end())
-    return "skipped, then run again: " + it->second;
-  return "";
+  for (auto &[s, calls] : autoSkipped)
+    if (s.first == f)
+      note += (note.empty() ? "" : "; ") + std::to_string(s.second) + ": skipped from call " +
+              std::to_string(calls + 1) + ": " + autoReasons.at(s);
+  for (auto &[s, why] : autoStopped)
+    if (s.first == f)
+      note += (note.empty() ? "" : "; ") + std::to_string(s.second) + ": skipped, then run again: " + why;
+  return note;
 }
 
 void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &json) {
@@ -91,10 +96,7 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
     rust::Vec<pspa::SkipVerdict> ranked =
         pspa::rank_skips(rust::Slice<const pspa::ProfileRow>(rows.data(), rows.size()), profiler->runInstructions(),
                          profiler->runSeconds(), autoTop ? autoTop : 5);
-    std::string proposed;
-    for (const pspa::SkipVerdict &v : ranked)
-      if (v.verdict == 0)
-        proposed += (proposed.empty() ? "" : ",") + std::string(v.function);
+    std::string proposed(pspa::skip_line(rust::Slice<const pspa::SkipVerdict>(ranked.data(), ranked.size())));
     llvm::errs() << "KLEE: done: pspa chop profile: calls = " << profiler->profiledCalls
                  << ", analysed = " << profiler->analyses << " (failed " << profiler->failedAnalyses
                  << "), watches dropped (over 16 on a path) = " << profiler->droppedWatches
@@ -107,18 +109,21 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                          {"unfinished_paths", profiler->unfinishedPaths}};
   }
   if (autoTop) {
+    auto name = [](const chop::Site &s) {
+      return s.first->getName().str() + (s.second ? ":" + std::to_string(s.second) : "");
+    };
     std::string skipped, stopped;
-    for (auto &[f, calls] : autoSkipped)
-      skipped += (skipped.empty() ? "" : ", ") + f->getName().str() + " (from call " + std::to_string(calls + 1) + ")";
-    for (auto &[f, why] : autoStopped)
-      stopped += (stopped.empty() ? "" : ", ") + f->getName().str() + " (" + why + ")";
+    llvm::json::Array a, b;
+    for (auto &[s, calls] : autoSkipped) {
+      skipped += (skipped.empty() ? "" : ", ") + name(s) + " (from call " + std::to_string(calls + 1) + ")";
+      a.push_back(name(s));
+    }
+    for (auto &[s, why] : autoStopped) {
+      stopped += (stopped.empty() ? "" : ", ") + name(s) + " (" + why + ")";
+      b.push_back(name(s));
+    }
     llvm::errs() << "KLEE: done: pspa chop auto: skipped = " << (skipped.empty() ? "none" : skipped)
                  << "; skipped, then run again = " << (stopped.empty() ? "none" : stopped) << "\n";
-    llvm::json::Array a, b;
-    for (auto &[f, calls] : autoSkipped)
-      a.push_back(f->getName().str());
-    for (auto &[f, why] : autoStopped)
-      b.push_back(f->getName().str());
     chopJson["auto"] = llvm::json::Object{{"skipped", std::move(a)}, {"stopped", std::move(b)}};
   }
   json["chop"] = std::move(chopJson);
