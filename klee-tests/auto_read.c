@@ -14,17 +14,17 @@
 // RUN: %klee --search=dfs --output-dir=%t.base %t.bc 2>&1 | %FileCheck %s --check-prefix=BASE
 // BASE: KLEE: done: completed paths = 864
 // RUN: %klee --search=dfs --skip-functions=auto --output-dir=%t.auto %t.bc 2>&1 | %FileCheck %s --check-prefix=AUTO
-// AUTO: --skip-functions=auto: note:74 is skipped from its call 5 on
-// AUTO: --skip-functions=auto: note:74 runs again: 5 of its 8 skipped calls were recovered
+// AUTO: --skip-functions=auto: note:75 is skipped from its call 5 on
+// AUTO: --skip-functions=auto: note:75 runs again: 5 of its 8 skipped calls were recovered
 // AUTO: KLEE: done: recovery states = 5
-// AUTO: KLEE: done: pspa chop auto: skipped = none; skipped, then run again = note:74 (5 of its 8 skipped calls were recovered)
-// RUN: %python %checks profile %t.auto/chop-profile.csv decode:69 'read>0' unread=0
-// RUN: %python %checks profile %t.auto/chop-profile.csv note:74 'read>0' 'unread>0'
+// AUTO: KLEE: done: pspa chop auto: skipped = none; skipped, then run again = note:75 (5 of its 8 skipped calls were recovered)
+// RUN: %python %checks profile %t.auto/chop-profile.csv decode:70 'read>0' unread=0
+// RUN: %python %checks profile %t.auto/chop-profile.csv note:75 'read>0' 'unread>0'
 // RUN: %FileCheck %s --check-prefix=CSV --input-file=%t.auto/chop.csv
-// CSV: note,8,5,{{.*}}"74: skipped, then run again: 5 of its 8 skipped calls were recovered"
+// CSV: note,8,5,{{.*}}"75: skipped, then run again: 5 of its 8 skipped calls were recovered"
 // RUN: %pspa skips %t.auto/chop-profile.csv --all | %FileCheck %s --check-prefix=RANK
-// RANK: decode:69 candidate {{.*}} 100% effects read after {{[0-9]+}} of {{[0-9]+}} followed calls: most skips would be recovered
-// RANK: note:74 never {{.*}} skipping it stopped
+// RANK: decode:70 candidate {{.*}} 100% effects read after {{[0-9]+}} of {{[0-9]+}} followed calls: most skips would be recovered
+// RANK: note:75 never {{.*}} skipping it stopped
 // RANK: nothing to skip
 #include "klee/klee.h"
 
