@@ -10,7 +10,7 @@
 //   analysed: audit had not forked yet; the three others are, and their mod set, the
 //   log, is watched) and ends without reading the log: 3 followed calls, none read, and
 //   the paths forked inside audit ran ~11,000 instructions each. The ranking proposes
-//   audit, so from its 5th call on (the 12 paths left waiting at the first path's forks)
+//   audit (every call: it has one call site), so from its 5th call on (the 12 paths left waiting at the first path's forks)
 //   its calls are skipped: fewer paths, no recovery, and the same assertion.
 //   The profile of a whole run (the default searcher) has audit's 85 calls, 255 forks and
 //   no read of what they wrote; digest's result is used at every call, so it is never
@@ -22,20 +22,20 @@
 // BASE: KLEE: done: completed paths = 320
 // BASE: KLEE: done: partially completed paths = 16
 // RUN: %klee --search=dfs --skip-functions=auto --output-dir=%t.auto %t.bc 2>&1 | %FileCheck %s --check-prefix=AUTO
-// AUTO: --skip-functions=auto: audit:74 is skipped from its call 5 on: 4 calls, 12 forks, {{.*}} effects read after 0 of 3 followed calls
+// AUTO: --skip-functions=auto: audit is skipped from its call 5 on: every call: 4 calls, 12 forks, {{.*}} effects read after 0 of 3 followed calls
 // AUTO: ASSERTION FAIL: !(kinds[2] == 7 && kinds[3] == 9)
 // AUTO: KLEE: done: recovery states = 0
-// AUTO: KLEE: done: pspa chop auto: skipped = audit:74 (from call 5); skipped, then run again = none
+// AUTO: KLEE: done: pspa chop auto: skipped = audit (from call 5); skipped, then run again = none
 // RUN: %python %checks same-errors %t.auto %t.base
 // RUN: %python %checks fewer-instructions %t.auto %t.base
-// RUN: %python %checks stats %t.auto "chop.auto.skipped=['audit:74']"
+// RUN: %python %checks stats %t.auto "chop.auto.skipped=['audit']"
 // RUN: %klee --pspa-chop-profile --output-dir=%t.prof %t.bc 2>&1 | %FileCheck %s --check-prefix=PROF
 // PROF: KLEE: done: pspa chop profile: calls = 341, {{.*}} proposed at the end (pspa skips chop-profile.csv) = --skip-functions=audit
 // PROF: KLEE: done: completed paths = 320
 // RUN: %python %checks profile %t.prof/chop-profile.csv audit:74 calls=85 forks=255 result_used=0 read=0 'unread>0' 'path_instructions>1000000'
 // RUN: %python %checks profile %t.prof/chop-profile.csv digest:75 calls=256 result_used=256 forks=0
 // RUN: %pspa skips %t.prof/chop-profile.csv --all | %FileCheck %s --check-prefix=RANK
-// RANK: 1 audit:74 skip {{.*}} 0% 85 calls, 255 forks
+// RANK: 1 audit:74 skip {{.*}} 0% every call: 85 calls, 255 forks
 // RANK: 2 digest:75 never {{.*}} its result is used after 256 of 256 calls
 // RANK: --skip-functions=audit
 #include "klee/klee.h"

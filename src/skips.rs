@@ -67,6 +67,11 @@ pub struct FunctionProfile {
     /// the loads that would have recovered it.
     #[serde(default)]
     pub read_at: String,
+    /// Of those reads, the ones made inside a call that began after the return, by that
+    /// call's site (`F:LINE xcount`, the outermost such call): skipping that site (or its
+    /// function) too would have skipped the read.
+    #[serde(default)]
+    pub read_inside: String,
 }
 
 /// What the profile's header says about the run (`# pspa chop profile: key=value ...`).
@@ -177,8 +182,10 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ranked {
     pub function: String,
-    /// The call site's line (0: every call of the function).
+    /// The call site's line (0: unknown).
     pub line: u32,
+    /// Proposed as every call of the function (`F`), not this site alone (`F:LINE`).
+    pub whole: bool,
     pub verdict: Verdict,
     /// Expected instructions saved over the profiled run, net of the skips' costs.
     pub gain: f64,
@@ -213,45 +220,207 @@ fn callers(f: &FunctionProfile) -> Vec<&str> {
         .collect()
 }
 
+/// What the ranking chooses: every call of a function, or the calls from one site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Unit<'a> {
+    Whole(&'a str),
+    Site(&'a str, u32),
+}
+
+impl Unit<'_> {
+    fn name(&self) -> String {
+        match *self {
+            Unit::Whole(f) => f.to_string(),
+            Unit::Site(f, l) => site_name(f, l),
+        }
+    }
+}
+
+/// A reader chain of `read_inside`: the sites of the calls a read was made inside.
+type Chain<'a> = Vec<(&'a str, u32)>;
+
+fn parse_inside(s: &str) -> Vec<(Chain<'_>, u64)> {
+    s.split_whitespace()
+        .filter_map(|tok| {
+            let (chain, n) = tok.rsplit_once('x')?;
+            let chain: Option<Chain> = chain
+                .split('>')
+                .map(|e| e.rsplit_once(':').and_then(|(f, l)| Some((f, l.parse().ok()?))))
+                .collect();
+            Some((chain?, n.parse().ok()?))
+        })
+        .collect()
+}
+
 /// Every site of the profile with its verdict, proposed ones first (by gain), then the
-/// candidates by gain, then the others by name. A function is covered (its calls run only
-/// inside skipped calls) when each of its callers has a proposed site: an approximation
-/// that a caller's other sites may still run.
+/// candidates by gain, then the others by name.
+///
+/// The choice is greedy over units (a whole function, or one call site), best gain first.
+/// A read made inside a call of a chosen unit does not count: skipping that call skips the
+/// read. So a unit is weighed with the units its reads happen inside (its group, closed
+/// over their reads too, when they can be skipped): libtiff's warning calls are read only
+/// by the next warning's or error's own output, so the loggers pay only together. A unit
+/// whose callers are all skipped whole is covered by them.
 pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
-    let mut out: Vec<Ranked> = p.functions.iter().map(|f| judge(f, &p.run, o)).collect();
+    let run = &p.run;
+    let mut out: Vec<Ranked> = p.functions.iter().map(|f| judge(f, run, o)).collect();
+    let eligible: Vec<bool> = out.iter().map(|r| r.verdict != Verdict::Never).collect();
+    let inside: Vec<Vec<(Chain, u64)>> = p.functions.iter().map(|f| parse_inside(&f.read_inside)).collect();
+    let direct: Vec<u64> = p
+        .functions
+        .iter()
+        .zip(&inside)
+        .map(|(f, ins)| f.read.saturating_sub(ins.iter().map(|(_, n)| n).sum()))
+        .collect();
+    let mut sites_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, f) in p.functions.iter().enumerate() {
+        sites_of.entry(f.function.as_str()).or_default().push(i);
+    }
+    let whole_ok = |f: &str| sites_of.get(f).is_some_and(|is| is.iter().all(|&i| eligible[i]));
+    let sites = |u: &Unit| -> Vec<usize> {
+        match *u {
+            Unit::Whole(f) => sites_of.get(f).cloned().unwrap_or_default(),
+            Unit::Site(f, l) => sites_of.get(f).map_or(vec![], |is| {
+                is.iter().copied().filter(|&i| p.functions[i].line == l).collect()
+            }),
+        }
+    };
+    let skipped = |c: &HashSet<Unit>, f: &str, l: u32| c.contains(&Unit::Whole(f)) || c.contains(&Unit::Site(f, l));
+    let discounted = |chain: &Chain, c: &HashSet<Unit>| chain.iter().any(|&(f, l)| skipped(c, f, l));
+    // Reads that still count for site i once `c` is skipped.
+    let reads = |i: usize, c: &HashSet<Unit>| -> u64 {
+        direct[i] + inside[i].iter().filter(|(ch, _)| !discounted(ch, c)).map(|(_, n)| n).sum::<u64>()
+    };
+    // A unit's gain and read ratio with `c` skipped (a site followed too few times takes
+    // its function's ratio; one with none known, all recovered).
+    let weigh = |u: &Unit, c: &HashSet<Unit>| -> (f64, Option<f64>) {
+        let is = sites(u);
+        let all = match *u {
+            Unit::Whole(f) | Unit::Site(f, _) => sites_of.get(f).cloned().unwrap_or_default(),
+        };
+        let (rd, w): (u64, u64) = all.iter().fold((0, 0), |(r, w), &i| (r + reads(i, c), w + p.functions[i].watched));
+        let fallback = (w >= o.min_watched).then(|| rd as f64 / w as f64);
+        let (mut g, mut urd, mut uw) = (0.0, 0, 0);
+        for &i in &is {
+            let f = &p.functions[i];
+            let r = if f.watched >= o.min_watched { Some(reads(i, c) as f64 / f.watched as f64) } else { fallback };
+            g += gain(f, run, r.unwrap_or(1.0), o);
+            urd += reads(i, c);
+            uw += f.watched;
+        }
+        (g, (uw >= o.min_watched).then(|| urd as f64 / uw as f64))
+    };
+    let callers_of = |u: &Unit| -> Vec<&str> { sites(u).iter().flat_map(|&i| callers(&p.functions[i])).collect() };
+    // Every call of `f` is skipped: whole, or each of its sites.
+    let all_skipped = |c: &HashSet<Unit>, f: &str| {
+        c.contains(&Unit::Whole(f))
+            || sites_of.get(f).is_some_and(|is| is.iter().all(|&i| c.contains(&Unit::Site(f, p.functions[i].line))))
+    };
+
+    let mut chosen: HashSet<Unit> = HashSet::new();
+    let mut why: HashMap<Unit, (f64, String)> = HashMap::new();
+    let mut units = 0;
+    while units < o.top {
+        let mut best: Option<(f64, Vec<Unit>)> = None;
+        let mut roots: Vec<Unit> = Vec::new();
+        for (i, f) in p.functions.iter().enumerate() {
+            if eligible[i] && !skipped(&chosen, &f.function, f.line) {
+                // The whole function first: on a tie it is the simpler choice (`F`).
+                let partly = sites_of[f.function.as_str()]
+                    .iter()
+                    .any(|&j| chosen.contains(&Unit::Site(&f.function, p.functions[j].line)));
+                if whole_ok(&f.function) && !partly && !roots.contains(&Unit::Whole(&f.function)) {
+                    roots.push(Unit::Whole(&f.function));
+                }
+                roots.push(Unit::Site(&f.function, f.line));
+            }
+        }
+        for root in roots {
+            let cs = callers_of(&root);
+            if !cs.is_empty() && cs.iter().all(|c| all_skipped(&chosen, c)) {
+                continue; // its calls run only inside skipped calls
+            }
+            let mut group = vec![root];
+            let mut with: HashSet<Unit> = chosen.iter().copied().chain([root]).collect();
+            // Close over the reads the group makes inside units that could be skipped: the
+            // outermost call of the chain that can be, as a whole function.
+            while group.len() < 8 {
+                let next = group.iter().flat_map(|u| sites(u)).find_map(|i| {
+                    inside[i]
+                        .iter()
+                        .filter(|(ch, _)| !discounted(ch, &with))
+                        .find_map(|(ch, _)| ch.iter().find(|(f, _)| whole_ok(f)).map(|&(f, _)| Unit::Whole(f)))
+                });
+                let Some(u) = next else { break };
+                group.push(u);
+                with.insert(u);
+            }
+            let (_, r) = weigh(&root, &with);
+            if !r.is_some_and(|r| r <= o.max_read) || group.len() > o.top - units {
+                continue;
+            }
+            let total: f64 = group.iter().map(|u| weigh(u, &with).0).sum();
+            if total > 0.0 && best.as_ref().is_none_or(|(g, _)| total > *g) {
+                best = Some((total, group));
+            }
+        }
+        let Some((_, group)) = best else { break };
+        let with: HashSet<Unit> = chosen.iter().copied().chain(group.iter().copied()).collect();
+        for (k, u) in group.iter().enumerate() {
+            let (g, _) = weigh(u, &with);
+            let is = sites(u);
+            let sum = |field: fn(&FunctionProfile) -> u64| is.iter().map(|&i| field(&p.functions[i])).sum::<u64>();
+            let (calls, forks, watched, read) = (sum(|f| f.calls), sum(|f| f.forks), sum(|f| f.watched), sum(|f| f.read));
+            let still: u64 = is.iter().map(|&i| reads(i, &with)).sum();
+            let per = |x: u64| x as f64 / calls.max(1) as f64;
+            let mut reason = format!(
+                "{}{calls} calls, {forks} forks, {:.0} instructions a call and {:.0} on the paths its forks made; \
+                 effects read after {still} of {watched} followed calls",
+                if matches!(u, Unit::Whole(_)) { "every call: " } else { "" },
+                per(sum(|f| f.instructions)),
+                per(sum(|f| f.path_instructions)),
+            );
+            if read > still {
+                reason += &format!(" ({} more inside calls skipped with it)", read - still);
+            }
+            if group.len() > 1 {
+                let others: Vec<String> =
+                    group.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, v)| v.name()).collect();
+                reason += &format!("; together with {} (reads inside their calls go with them)", others.join(", "));
+            }
+            why.insert(*u, (g, reason));
+        }
+        units += group.len();
+        chosen = with;
+    }
+    for (i, f) in p.functions.iter().enumerate() {
+        let r = &mut out[i];
+        let unit = [Unit::Whole(&f.function), Unit::Site(&f.function, f.line)].into_iter().find(|u| chosen.contains(u));
+        if let Some(u) = unit {
+            let (g, reason) = why[&u].clone();
+            r.verdict = Verdict::Skip;
+            r.whole = matches!(u, Unit::Whole(_));
+            r.gain = g;
+            r.read_ratio = Some(reads(i, &chosen) as f64 / f.watched.max(1) as f64).filter(|_| f.watched > 0);
+            r.reason = reason;
+        } else if r.verdict == Verdict::Skip {
+            r.verdict = Verdict::Candidate;
+            let cs = callers(f);
+            r.reason = if !cs.is_empty() && cs.iter().all(|c| all_skipped(&chosen, c)) {
+                format!("its calls come from {} only, which {} skipped", cs.join(", "),
+                        if cs.len() == 1 { "is" } else { "are" })
+            } else {
+                format!("{} (not among the top {})", r.reason, o.top)
+            };
+        }
+    }
     let order = |r: &Ranked| match r.verdict {
         Verdict::Skip => 0,
         Verdict::Candidate => 1,
         Verdict::Never => 2,
     };
     out.sort_by(|a, b| {
-        order(a).cmp(&order(b)).then(b.gain.total_cmp(&a.gain)).then(a.function.cmp(&b.function))
-    });
-    // The best first; a function whose every caller is already skipped is skipped with
-    // them (its calls run only inside their recoveries).
-    let by_site: HashMap<(&str, u32), &FunctionProfile> =
-        p.functions.iter().map(|f| ((f.function.as_str(), f.line), f)).collect();
-    let mut chosen: HashSet<String> = HashSet::new();
-    let mut proposed = 0;
-    for r in out.iter_mut() {
-        if r.verdict != Verdict::Skip {
-            continue;
-        }
-        let cs = by_site.get(&(r.function.as_str(), r.line)).map(|f| callers(f)).unwrap_or_default();
-        if !cs.is_empty() && cs.iter().all(|c| chosen.contains(*c)) {
-            r.verdict = Verdict::Candidate;
-            r.reason = format!("its calls come from {} only, which {} skipped", cs.join(", "),
-                               if cs.len() == 1 { "is" } else { "are" });
-        } else if proposed >= o.top {
-            r.verdict = Verdict::Candidate;
-            r.reason = format!("{} (below the top {})", r.reason, o.top);
-        } else {
-            proposed += 1;
-            chosen.insert(r.function.clone());
-        }
-    }
-    out.sort_by(|a, b| {
-        order(a).cmp(&order(b)).then(b.gain.total_cmp(&a.gain)).then(a.function.cmp(&b.function))
+        order(a).cmp(&order(b)).then(b.gain.total_cmp(&a.gain)).then(a.function.cmp(&b.function)).then(a.line.cmp(&b.line))
     });
     out
 }
@@ -262,6 +431,7 @@ pub fn judge(f: &FunctionProfile, run: &RunInfo, o: &RankOptions) -> Ranked {
     let mk = |verdict, gain, reason: String| Ranked {
         function: f.function.clone(),
         line: f.line,
+        whole: false,
         verdict,
         gain,
         read_ratio,
@@ -300,16 +470,17 @@ pub fn judge(f: &FunctionProfile, run: &RunInfo, o: &RankOptions) -> Ranked {
     mk(Verdict::Skip, g, format!("{costs}; {read}"))
 }
 
-/// Whether a function skipped online should run again: after `min` skips, when more than
-/// half were recovered or the gain at the observed rate is gone. The reason, if so.
+/// Whether a unit skipped online should run again: after `MIN_SKIPS` skips, when the gain
+/// at the observed recoveries per skip is gone (a skip recovered on several forked paths
+/// counts each time: the call then runs more often than it would have). The reason, if so.
 pub fn stop_reason(f: &FunctionProfile, run: &RunInfo, skips: u64, recoveries: u64, o: &RankOptions) -> Option<String> {
     const MIN_SKIPS: u64 = 8;
     if skips < MIN_SKIPS {
         return None;
     }
     let r = recoveries as f64 / skips as f64;
-    if r > 0.5 || gain(f, run, r, o) <= 0.0 {
-        return Some(format!("{recoveries} of its {skips} skipped calls were recovered"));
+    if gain(f, run, r, o) <= 0.0 {
+        return Some(format!("{recoveries} recoveries for its {skips} skipped calls"));
     }
     None
 }
@@ -319,32 +490,30 @@ fn site_name(function: &str, line: u32) -> String {
     if line == 0 { function.to_string() } else { format!("{function}:{line}") }
 }
 
-/// The `--skip-functions=` value for the proposed sites: `F` when every profiled site of
-/// F is proposed (or its line is unknown), else `F:L1/L2`, in ranking order.
+/// The `--skip-functions=` value for the proposed units: `F` for a function skipped whole
+/// (or a site whose line is unknown), else `F:L1/L2`, in ranking order.
 pub fn skip_line(ranked: &[Ranked]) -> String {
     let mut order: Vec<&str> = Vec::new();
     let mut lines: HashMap<&str, Vec<u32>> = HashMap::new();
-    let mut all: HashMap<&str, bool> = HashMap::new();
-    for r in ranked {
-        let skip = r.verdict == Verdict::Skip;
-        let e = all.entry(r.function.as_str()).or_insert(true);
-        *e &= skip;
-        if skip {
-            if !lines.contains_key(r.function.as_str()) {
-                order.push(&r.function);
-            }
-            lines.entry(&r.function).or_default().push(r.line);
+    let mut whole: HashSet<&str> = HashSet::new();
+    for r in ranked.iter().filter(|r| r.verdict == Verdict::Skip) {
+        if !lines.contains_key(r.function.as_str()) {
+            order.push(&r.function);
+        }
+        lines.entry(&r.function).or_default().push(r.line);
+        if r.whole || r.line == 0 {
+            whole.insert(&r.function);
         }
     }
     order
         .iter()
         .map(|f| {
-            let ls = &lines[f];
-            if all[f] || ls.contains(&0) {
+            if whole.contains(f) {
                 f.to_string()
             } else {
-                let mut ls = ls.clone();
+                let mut ls = lines[f].clone();
                 ls.sort_unstable();
+                ls.dedup();
                 format!("{f}:{}", ls.iter().map(u32::to_string).collect::<Vec<_>>().join("/"))
             }
         })
@@ -460,14 +629,14 @@ mod tests {
         let r = rank(&Profile { run: RUN, functions: fs }, &RankOptions { top: 2, ..Default::default() });
         let skip: Vec<_> = r.iter().filter(|x| x.verdict == Verdict::Skip).map(|x| x.function.as_str()).collect();
         assert_eq!(skip, ["f3", "f2"]);
-        assert!(r[2].reason.contains("below the top 2"));
+        assert!(r[2].reason.contains("not among the top 2"), "{r:?}");
     }
 
     /// One function read right after its calls from one place and never from another:
     /// only the second site is proposed, as F:LINE.
     #[test]
     fn sites_of_one_function_are_judged_apart() {
-        let inner = FunctionProfile { line: 1345, calls: 20, instructions: 1_000_000, watched: 20, read: 19,
+        let inner = FunctionProfile { line: 1345, calls: 20, instructions: 1_000_000, watched: 20, read: 20,
             callers: "decode:20".into(), ..row("del") };
         let outer = FunctionProfile { line: 28, calls: 20, instructions: 1_000_000, watched: 20, unread: 20,
             callers: "main:20".into(), ..row("del") };
@@ -475,7 +644,37 @@ mod tests {
         assert_eq!((r[0].line, r[0].verdict), (28, Verdict::Skip));
         assert_eq!((r[1].line, r[1].verdict), (1345, Verdict::Candidate));
         assert_eq!(skip_line(&r), "del:28");
+        // Read 19 of 20 times there, the inner site still saves a little: the whole
+        // function is then worth more than the outer site alone.
+        let mut p2 = Profile { run: RUN, functions: vec![] };
+        for (line, read, unread) in [(1345, 19, 1), (28, 0, 20)] {
+            p2.functions.push(FunctionProfile { line, calls: 20, instructions: 1_000_000, watched: 20, read, unread,
+                callers: "main:20".into(), ..row("del") });
+        }
+        assert_eq!(skip_line(&rank(&p2, &RankOptions::default())), "del");
         assert!(render(&r, false).contains("del:1345"));
+    }
+
+    /// Two loggers whose writes only the other's output reads: neither pays alone, both
+    /// together (libtiff's TIFFWarningExtR and TIFFErrorExtR).
+    #[test]
+    fn units_read_only_inside_each_other_are_skipped_together() {
+        let warn = FunctionProfile { line: 10, calls: 30, instructions: 300_000, watched: 30, read: 30,
+            read_inside: "parse:5>err:7x30".into(), callers: "parse:30".into(), ..row("warn") };
+        let err = FunctionProfile { line: 7, calls: 30, instructions: 300_000, watched: 30, read: 25, unread: 5,
+            read_inside: "warn:10x25".into(), callers: "parse:30".into(), ..row("err") };
+        // parse's result is used: it is no unit, so the chain's outermost skippable call is err.
+        let parse = FunctionProfile { line: 5, calls: 30, result_used: 30, ..row("parse") };
+        let p = Profile { run: RUN, functions: vec![warn, err, parse] };
+        for f in &p.functions[..2] {
+            assert_eq!(judge(f, &p.run, &RankOptions::default()).verdict, Verdict::Candidate, "alone: read too often");
+        }
+        let r = rank(&p, &RankOptions::default());
+        assert_eq!(skip_line(&r), "err,warn", "{r:?}");
+        assert!(r[0].reason.contains("together with"), "{r:?}");
+        // One unit allowed: the pair does not fit, and neither pays alone.
+        let r = rank(&p, &RankOptions { top: 1, ..Default::default() });
+        assert_eq!(skip_line(&r), "");
     }
 
     #[test]

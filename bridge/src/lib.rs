@@ -70,11 +70,14 @@ pub mod ffi {
         excluded: String,
         callers: String,
         read_at: String,
+        read_inside: String,
     }
     /// A call site's verdict (`pspa::skips::Ranked`): `verdict` 0 skip, 1 candidate, 2 never.
     struct SkipVerdict {
         function: String,
         line: u32,
+        /// Every call of the function, not this site alone.
+        whole: bool,
         verdict: u8,
         gain: f64,
         reason: String,
@@ -1258,6 +1261,7 @@ fn profile_row(r: &ffi::ProfileRow) -> pspa::skips::FunctionProfile {
         excluded: r.excluded.clone(),
         callers: r.callers.clone(),
         read_at: r.read_at.clone(),
+        read_inside: r.read_inside.clone(),
     }
 }
 
@@ -1276,6 +1280,7 @@ fn rank_skips(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64, top: usi
             .map(|r| ffi::SkipVerdict {
                 function: r.function,
                 line: r.line,
+                whole: r.whole,
                 verdict: match r.verdict {
                     pspa::skips::Verdict::Skip => 0,
                     pspa::skips::Verdict::Candidate => 1,
@@ -1313,6 +1318,7 @@ fn skip_line(verdicts: &[ffi::SkipVerdict]) -> String {
             .map(|v| pspa::skips::Ranked {
                 function: v.function.clone(),
                 line: v.line,
+                whole: v.whole,
                 verdict: match v.verdict {
                     0 => pspa::skips::Verdict::Skip,
                     1 => pspa::skips::Verdict::Candidate,

@@ -22,29 +22,42 @@ constexpr std::uint64_t RankEvery = 64;
 constexpr std::uint64_t EagerRanks = 64;
 
 std::string siteName(const chop::Site &s) {
-  return s.first->getName().str() + (s.second ? ":" + std::to_string(s.second) : "");
+  return s.first->getName().str() + (s.second && s.second != chop::EveryCall ? ":" + std::to_string(s.second) : "");
 }
 } // namespace
 
 void ChopClient::autoChoose(const chop::Site &site) {
-  auto sk = autoSkipped.find(site);
-  if (sk != autoSkipped.end()) {
-    auto &[skips, recovered] = stats[site.first->getName().str()].bySite[site.second];
-    std::string why(pspa::skip_stop_reason(profiler->row(site), profiler->runInstructions(),
-                                           profiler->runSeconds(), skips, recovered));
+  // A skipped unit (every call of the function, or this site): run again once its own
+  // recoveries show that skipping does not pay.
+  for (chop::Site unit : {chop::Site{site.first, chop::EveryCall}, site}) {
+    auto sk = autoSkipped.find(unit);
+    if (sk == autoSkipped.end())
+      continue;
+    chop::FunctionStats &fs = stats[unit.first->getName().str()];
+    bool whole = unit.second == chop::EveryCall;
+    auto [skips, recovered] = whole ? std::make_pair(fs.snapshots, fs.recoveries) : fs.bySite[unit.second];
+    std::string why(pspa::skip_stop_reason(whole ? profiler->functionRow(unit.first) : profiler->row(unit),
+                                           profiler->runInstructions(), profiler->runSeconds(), skips, recovered));
     if (why.empty())
       return;
     autoSkipped.erase(sk);
-    std::set<unsigned> &lines = skip[site.first];
-    lines.erase(site.second);
-    if (lines.empty())
-      skip.erase(site.first); // an empty set would mean every call
-    autoStopped[site] = why;
-    profiler->of(site).stopped = "skipping it stopped: " + why;
-    klee::klee_message("pspa chop: --skip-functions=auto: %s runs again: %s", siteName(site).c_str(), why.c_str());
+    if (whole) {
+      skip.erase(unit.first);
+    } else {
+      std::set<unsigned> &lines = skip[unit.first];
+      lines.erase(unit.second);
+      if (lines.empty())
+        skip.erase(unit.first); // an empty set would mean every call
+    }
+    autoStopped[unit] = why;
+    for (auto &[s, fp] : profiler->sitesOf(unit.first))
+      if (whole || s.second == unit.second)
+        fp->stopped = "skipping it stopped: " + why;
+    klee::klee_message("pspa chop: --skip-functions=auto: %s runs again: %s", siteName(unit).c_str(), why.c_str());
     return;
   }
-  if (autoSkipped.size() >= autoTop || autoStopped.count(site))
+  if (autoSkipped.size() >= autoTop || autoStopped.count(site) ||
+      autoStopped.count(chop::Site{site.first, chop::EveryCall}))
     return;
   ++callsSinceRank;
   if (profiler->changes == rankedAt || (ranks >= EagerRanks && callsSinceRank < RankEvery))
@@ -60,24 +73,28 @@ void ChopClient::autoChoose(const chop::Site &site) {
     if (v.verdict != 0 || autoSkipped.size() >= autoTop)
       continue;
     llvm::Function *g = module->getFunction(std::string(v.function));
-    chop::Site s{g, v.line};
-    // A site the user named (every call of g, or this line) is skipped already.
+    if (!g || (!v.whole && v.line == 0))
+      continue; // a call with no line cannot be named alone
+    chop::Site s{g, v.whole ? chop::EveryCall : v.line};
+    // Already chosen, stopped, or named by the user (every call of g, or this line).
     auto named = skip.find(g);
-    if (!g || autoSkipped.count(s) || autoStopped.count(s) ||
-        (named != skip.end() && (named->second.empty() || named->second.count(v.line))))
+    if (autoSkipped.count(s) || autoStopped.count(s) || autoSkipped.count({g, chop::EveryCall}) ||
+        (named != skip.end() && (v.whole || named->second.empty() || named->second.count(v.line))))
       continue;
     std::string chain;
     if (!refuse(g, &chain).empty())
       continue; // the ranking saw the same reason (the profile's `excluded`); kept safe here
     if (!chain.empty())
       checkConstrain.insert(g); // may constrain the input: each call checked (mayAssume)
-    if (v.line == 0)
-      continue; // a call with no line cannot be named alone; its function's other calls differ
-    skip[g].insert(v.line);
-    autoSkipped[s] = profiler->of(s).calls;
+    if (v.whole)
+      skip[g].clear(); // every call
+    else
+      skip[g].insert(v.line);
+    std::uint64_t calls = v.whole ? profiler->functionRow(g).calls : profiler->of(s).calls;
+    autoSkipped[s] = calls;
     autoReasons[s] = std::string(v.reason);
     klee::klee_message("pspa chop: --skip-functions=auto: %s is skipped from its call %llu on: %s", siteName(s).c_str(),
-                       static_cast<unsigned long long>(profiler->of(s).calls + 1), std::string(v.reason).c_str());
+                       static_cast<unsigned long long>(calls + 1), std::string(v.reason).c_str());
   }
 }
 

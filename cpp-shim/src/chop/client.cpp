@@ -424,9 +424,11 @@ void ChopClient::callRuns(CallSite &c, const CallAnalysis &a) {
     return;
   if (c.f->isDeclaration()) {
     if (runsExternally(c.f->getName()))
-      profiler->externalCall(c.state);
+      profiler->externalCall(c.state, c.ki);
     return;
   }
+  if (endsCleanly(c.f->getName()))
+    profiler->cleanEnd(c.state);
   profiler->callRuns(c, a, [&] { return pendingAnswers(c.state); });
 }
 

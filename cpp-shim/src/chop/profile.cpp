@@ -58,7 +58,7 @@ void Profiler::callRuns(CallSite &c, const CallAnalysis &given, const std::funct
   ++changes;
   if (!state.stack.empty())
     ++fp.callers[state.stack.back().kf->function];
-  Frame fr{site, state.stack.size(), state.steppedInstructions, true, !c.ki->inst->use_empty(), nullptr, 0};
+  Frame fr{site, state.stack.size(), state.steppedInstructions, true, !c.ki->inst->use_empty(), nullptr, 0, ++pushes};
   for (const Frame &o : p.frames)
     fr.outermost &= o.site != site;
   if (fr.resultUsed)
@@ -115,7 +115,7 @@ void Profiler::pop(klee::ExecutionState &state, Path &p) {
         ++droppedWatches;
       }
       p.watches.push_back(Watch{fr.site, fr.answer, fr.firstNew, state.steppedInstructions, ++p.clock,
-                                std::make_shared<std::unordered_map<std::uint64_t, bool>>()});
+                                std::make_shared<std::unordered_map<std::uint64_t, bool>>(), pushes});
     }
   }
 }
@@ -137,6 +137,20 @@ void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now, cons
     std::string place = at ? where(at) : "an external call or a free";
     if (fp.readAt.size() < 8 || fp.readAt.count(place))
       ++fp.readAt[place];
+    std::vector<const Frame *> after;
+    for (const Frame &fr : p.frames)
+      if (fr.seq > w.seq)
+        after.push_back(&fr);
+    if (!after.empty()) {
+      std::string key;
+      for (std::size_t k = after.size() > 4 ? after.size() - 4 : 0; k < after.size(); ++k)
+        key += (key.empty() ? "" : ">") + after[k]->site.first->getName().str() + ":" +
+               std::to_string(after[k]->site.second);
+      if (fp.readInside.size() < 16 || fp.readInside.count(key))
+        ++fp.readInside[key];
+      else
+        ++fp.readInside["..."]; // elsewhere: counted as read by the caller
+    }
   } else {
     ++fp.unread;
   }
@@ -215,15 +229,21 @@ void Profiler::freed(klee::ExecutionState &state, const klee::MemoryObject *mo) 
   }
 }
 
-void Profiler::externalCall(klee::ExecutionState &state) {
+void Profiler::externalCall(klee::ExecutionState &state, klee::KInstruction *ki) {
   Path *pp = paths.find(state);
   if (!pp)
     return;
   for (std::size_t i = 0; i < pp->watches.size();)
     if (!inside(*pp, pp->watches[i].site))
-      settle(*pp, i, true, state.steppedInstructions);
+      settle(*pp, i, true, state.steppedInstructions, ki);
     else
       ++i;
+}
+
+void Profiler::cleanEnd(klee::ExecutionState &state) {
+  Path *pp = paths.find(state);
+  while (pp && !pp->watches.empty())
+    settle(*pp, 0, false, state.steppedInstructions);
 }
 
 bool Profiler::inside(const Path &p, const Site &s) {
@@ -288,9 +308,12 @@ pspa::ProfileRow Profiler::row(const Site &site) {
   std::string callers;
   for (auto &[g, n] : fp.callers)
     callers += (callers.empty() ? "" : " ") + g->getName().str() + ":" + std::to_string(n);
-  std::string readAt;
+  std::string readAt, readInside;
   for (auto &[at, n] : fp.readAt)
     readAt += (readAt.empty() ? "" : " ") + at + "x" + std::to_string(n);
+  for (auto &[in, n] : fp.readInside)
+    if (in != "...")
+      readInside += (readInside.empty() ? "" : " ") + in + "x" + std::to_string(n);
   return pspa::ProfileRow{rust::String::lossy(f->getName().str()),
                           site.second,
                           fp.calls,
@@ -308,7 +331,29 @@ pspa::ProfileRow Profiler::row(const Site &site) {
                           fp.warmAnalyses,
                           rust::String::lossy(fp.stopped.empty() ? excluded(f) : fp.stopped),
                           rust::String::lossy(callers),
-                          rust::String::lossy(readAt)};
+                          rust::String::lossy(readAt),
+                          rust::String::lossy(readInside)};
+}
+
+pspa::ProfileRow Profiler::functionRow(llvm::Function *f) {
+  pspa::ProfileRow sum{rust::String::lossy(f->getName().str())};
+  sum.line = 0;
+  for (auto it = sites.lower_bound(Site{f, 0}); it != sites.end() && it->first.first == f; ++it) {
+    pspa::ProfileRow r = row(it->first);
+    sum.calls += r.calls;
+    sum.result_used += r.result_used;
+    sum.instructions += r.instructions;
+    sum.forks += r.forks;
+    sum.path_instructions += r.path_instructions;
+    sum.analysed += r.analysed;
+    sum.mod_locations += r.mod_locations;
+    sum.watched += r.watched;
+    sum.read += r.read;
+    sum.unread += r.unread;
+    sum.analysis_s += r.analysis_s;
+    sum.warm_analyses += r.warm_analyses;
+  }
+  return sum;
 }
 
 rust::Vec<pspa::ProfileRow> Profiler::rows() {

@@ -26,6 +26,9 @@ namespace pspa_plugin::chop {
 /// profile counts per site, because one function's calls from two places can differ
 /// (libtasn1's asn1_delete_structure: read at once inside the decoder, never in the driver).
 using Site = std::pair<llvm::Function *, unsigned>;
+/// The line of a Site that stands for every call of its function (--skip-functions=auto's
+/// whole-function choice).
+constexpr unsigned EveryCall = ~0u;
 
 /// A site's counters (the fields of pspa::skips::FunctionProfile).
 struct FunctionProfile {
@@ -34,6 +37,10 @@ struct FunctionProfile {
   double analysisSeconds = 0;
   std::map<llvm::Function *, std::uint64_t> callers;
   std::map<std::string, std::uint64_t> readAt; // the first eight places, counted
+  /// Reads made inside calls that began after the return, by the sites of those calls on
+  /// the stack (`A:1>B:2`, outermost first, at most the four innermost): skipping any of
+  /// them too would have skipped the read.
+  std::map<std::string, std::uint64_t> readInside;
   /// Why skipping it stopped (online), "" while it did not.
   std::string stopped;
 };
@@ -55,7 +62,10 @@ public:
     return p && !p->watches.empty();
   }
   /// A declared function KLEE runs externally: it reads whatever the watched calls wrote.
-  void externalCall(klee::ExecutionState &state);
+  void externalCall(klee::ExecutionState &state, klee::KInstruction *ki);
+  /// The path ends cleanly here (exit): nothing after reads what the watched calls wrote
+  /// (chopping drops its pending calls there), whatever exit's own code reads.
+  void cleanEnd(klee::ExecutionState &state);
   void afterReturn(klee::ExecutionState &state);
   /// A load or store that happens (no client held it); `ownFrameOnly`: a local no call
   /// can write.
@@ -69,6 +79,8 @@ public:
   rust::Vec<pspa::ProfileRow> rows();
   /// The row of one site.
   pspa::ProfileRow row(const Site &s);
+  /// `f`'s sites summed (what skipping every call of f is weighed on).
+  pspa::ProfileRow functionRow(llvm::Function *f);
   /// Instructions run so far and seconds since the run began: the rate the ranking
   /// converts analysis seconds at.
   std::uint64_t runInstructions() const;
@@ -80,6 +92,13 @@ public:
   /// Bumped whenever a counter the ranking reads changes.
   std::uint64_t changes = 0;
   FunctionProfile &of(const Site &s) { return sites[s]; }
+  /// The profiled sites of `f`.
+  std::vector<std::pair<Site, FunctionProfile *>> sitesOf(llvm::Function *f) {
+    std::vector<std::pair<Site, FunctionProfile *>> out;
+    for (auto it = sites.lower_bound(Site{f, 0}); it != sites.end() && it->first.first == f; ++it)
+      out.emplace_back(it->first, &it->second);
+    return out;
+  }
   const std::string &excluded(llvm::Function *f);
 
 private:
@@ -91,6 +110,7 @@ private:
     bool resultUsed;
     Answer answer;       // analysed: watched after the return
     std::uint64_t firstNew;
+    std::uint64_t seq = 0; // pushes numbered, run-wide: which frames began after a watch
   };
   struct Watch {
     Site site;
@@ -99,6 +119,7 @@ private:
     unsigned stamp; // writes stamped at least this came after the return
     /// answer_may_write for a whole object, by id (asked once per object and watch).
     std::shared_ptr<std::unordered_map<std::uint64_t, bool>> anyOf;
+    std::uint64_t seq = 0; // frames pushed after it have larger seqs
   };
   struct Path {
     std::vector<Frame> frames;
@@ -128,6 +149,7 @@ private:
   std::map<Site, FunctionProfile> sites;
   std::map<llvm::Function *, std::string> exclusions;
   std::chrono::steady_clock::time_point start;
+  std::uint64_t pushes = 0;
 };
 
 } // namespace pspa_plugin::chop

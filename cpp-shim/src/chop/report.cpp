@@ -21,11 +21,12 @@ std::string ChopClient::autoNote(const std::string &name) const {
   llvm::Function *f = module->getFunction(name);
   for (auto &[s, calls] : autoSkipped)
     if (s.first == f)
-      note += (note.empty() ? "" : "; ") + std::to_string(s.second) + ": skipped from call " +
+      note += (note.empty() ? "" : "; ") + (s.second == chop::EveryCall ? "every call" : std::to_string(s.second)) + ": skipped from call " +
               std::to_string(calls + 1) + ": " + autoReasons.at(s);
   for (auto &[s, why] : autoStopped)
     if (s.first == f)
-      note += (note.empty() ? "" : "; ") + std::to_string(s.second) + ": skipped, then run again: " + why;
+      note += (note.empty() ? "" : "; ") + (s.second == chop::EveryCall ? "every call" : std::to_string(s.second)) +
+              ": skipped, then run again: " + why;
   return note;
 }
 
@@ -110,7 +111,8 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
   }
   if (autoTop) {
     auto name = [](const chop::Site &s) {
-      return s.first->getName().str() + (s.second ? ":" + std::to_string(s.second) : "");
+      return s.first->getName().str() +
+             (s.second && s.second != chop::EveryCall ? ":" + std::to_string(s.second) : "");
     };
     std::string skipped, stopped;
     llvm::json::Array a, b;
