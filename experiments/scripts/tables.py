@@ -721,8 +721,18 @@ def t5_timed(res, prog):
     return out
 
 
-T2_MODES = [("vanilla", "KLEE alone"), ("spa", "SPA"), ("pspa-noreuse", "PSPA without reuse"), ("pspa", "PSPA")]
+T2_MODES = [("vanilla", "KLEE alone"), ("spa", "SPA"), ("pspa-noreuse", "PSPA without reuse"), ("pspa", "PSPA"),
+            ("pspa-auto", "PSPA, automatic choice")]
 T2_SEARCHES = ["dfs", "random-path"]
+
+
+def auto_choice(r):
+    """What --skip-functions=auto skipped (pspa-stats.json chop.auto), as `a, b; stopped: c`."""
+    a = (r.get("stats") or {}).get("chop", {}).get("auto", {})
+    out = ", ".join(a.get("skipped", [])) or "nothing"
+    if a.get("stopped"):
+        out += "; skipped, then run again: " + ", ".join(a["stopped"])
+    return out
 
 
 def table2(res, progs):
@@ -732,13 +742,13 @@ def table2(res, progs):
     header = ["program", "search"]
     for _, label in T2_MODES:
         header += [f"{label} coverage (%)", f"{label} paths", f"{label} tests"]
-    header += ["SPA recoveries", "PSPA without reuse recoveries", "PSPA recoveries", "PSPA analysis share",
-               "PSPA reuse ratio", "lines counted"]
+    header += ["SPA recoveries", "PSPA without reuse recoveries", "PSPA recoveries", "automatic recoveries",
+               "PSPA analysis share", "PSPA reuse ratio", "automatic choice", "lines counted"]
     rows, wins = [], []
     for p in progs:
         for search in T2_SEARCHES:
             row, cov, lines = [p, search], {}, set()
-            recs, share, ratio = {}, None, None
+            recs, share, ratio, chosen = {}, None, None, None
             for mode, _ in T2_MODES:
                 name = f"t2-{mode}-{search}"
                 r = run(res, p, name, mode != "vanilla")
@@ -750,9 +760,11 @@ def table2(res, progs):
                     recs[mode] = chop(r["stats"])["recoveries"]
                 if mode == "pspa":
                     share, ratio = r.get("pspa_share"), r.get("reuse_ratio")
+                if mode == "pspa-auto":
+                    chosen = auto_choice(r)
             if len(lines) != 1:
                 sys.exit(f"table2: {p} {search}: the runs counted different lines ({sorted(lines)})")
-            row += [recs["spa"], recs["pspa-noreuse"], recs["pspa"], share, ratio, lines.pop()]
+            row += [recs["spa"], recs["pspa-noreuse"], recs["pspa"], recs["pspa-auto"], share, ratio, chosen, lines.pop()]
             rows.append(row)
             wins.append(cov["pspa"] > cov["spa"])
     notes = (f"Each program's driver on its `table2` input (config.yaml) with its hand-chosen skip set "
@@ -761,7 +773,9 @@ def table2(res, progs):
              "replayed natively on the library built with gcov (experiments/scripts/cov-build.sh, coverage.py), "
              "as lines executed over the lines gcov instruments in the library, the skipped functions' lines "
              "left out (the same lines for every run of a program). "
-             f"PSPA with reuse above SPA in {sum(wins)} of {len(wins)} cells (the paper: 5 of 6).\n")
+             f"PSPA with reuse above SPA in {sum(wins)} of {len(wins)} cells (the paper: 5 of 6). "
+             "PSPA, automatic choice: `--skip-functions=auto` instead of the hand-chosen set (docs/skips.md); "
+             "its coverage is counted over the same lines (the hand-chosen set's functions left out).\n")
     write(res, "table2", header, rows, notes)
 
 
@@ -784,7 +798,9 @@ def table5(res, progs):
             if base is None:
                 base = {"errors": errors, "outcomes": set(outcomes), "wall": r["wall"], "complete": complete}
             skip = ""
-            if name != "vanilla":
+            if name == "pspa-auto":
+                skip = "auto: " + auto_choice(r)
+            elif name != "vanilla":
                 skip = open(os.path.join(res, "chop-sets", f"{p}-small", f"set-{name.split('-')[1]}.txt")).read().strip()
             # a chopped run's errors are comparable when both runs explored every path
             same = "-" if name == "vanilla" else ("yes" if errors == base["errors"] else "no") \
@@ -797,6 +813,8 @@ def table5(res, progs):
                          r.get("pspa_share"), r.get("reuse_ratio"), skip])
             if name.endswith("-hand"):
                 hand[(p, name.split("-")[0])] = r["wall"] if complete else None
+            elif name == "pspa-auto":
+                hand[(p, "auto")] = r["wall"] if complete else None
             elif name != "vanilla":
                 fig.setdefault((p, name.split("-")[0]), []).append(r["wall"] if complete else None)
         line = [f"{p}: vanilla {mmss(base['wall'])}" + ("" if base["complete"] else " (did not finish)")]
@@ -804,21 +822,25 @@ def table5(res, progs):
         if timed and "vanilla" in timed:
             v = timed["vanilla"]
             parts = [f"hand-chosen set, back to back ({len(v['walls'])} runs each, medians): vanilla {v['wall']:.2f} s"]
-            for mode in ("spa", "pspa"):
-                t = timed.get(f"{mode}-hand")
+            for name, label in (("spa-hand", "SPA"), ("pspa-hand", "PSPA"), ("pspa-auto", "PSPA with the automatic choice")):
+                t = timed.get(name)
                 if t:
-                    parts.append(f"{mode.upper()} {t['wall']:.2f} s ({v['wall'] / t['wall']:.2f}x faster; analysis "
+                    parts.append(f"{label} {t['wall']:.2f} s ({v['wall'] / t['wall']:.2f}x faster; analysis "
                                  f"{t['share']:.2f} %, RSS {t['rss']:.0f} MB against {v['rss']:.0f} MB)")
+            if timed.get("pspa-auto") and timed.get("pspa-hand"):
+                parts.append(f"automatic against hand-chosen PSPA: {timed['pspa-auto']['wall'] / timed['pspa-hand']['wall']:.2f}x "
+                             "the time")
             paths = sorted({n for t in timed.values() for n in t["paths"]})
             parts.append(f"paths {', '.join(map(str, paths))}"
                          + ("" if len(paths) == 1 else " (differ: see the runs)")
                          + ("; a run hit the time limit" if any(t["timed_out"] for t in timed.values()) else "")
                          + f"; other work on the machine at most {max(t['other'] or 0 for t in timed.values()):.1f} CPU s")
             line.append("; ".join(parts))
-        for mode in ("spa", "pspa"):
+        for mode in ("spa", "pspa", "auto"):
             if (p, mode) in hand:
                 w = hand[(p, mode)]
-                line.append(f"hand-chosen set {mode.upper()} " + (mmss(w) if w is not None else "did not finish")
+                what = "automatic choice PSPA" if mode == "auto" else f"hand-chosen set {mode.upper()}"
+                line.append(f"{what} " + (mmss(w) if w is not None else "did not finish")
                             + (f" ({base['wall'] / w:.1f}x faster than vanilla)" if w and base["complete"] else ""))
         for mode in ("spa", "pspa"):
             ws = fig.get((p, mode), [])
@@ -830,7 +852,9 @@ def table5(res, progs):
     notes = ("Each program's driver on a small symbolic input (config.yaml `table5`) that vanilla KLEE (no plugin) "
              "explores completely; skip sets: the program's hand-chosen set (`hand`, config.yaml `table5_skip`, "
              "chosen from the vanilla run's profile: experiments/scripts/profile.py), and 10 library functions that "
-             "vanilla run reached, chosen at random (seed = set), each run with SPA and with PSPA mod sets; DFS, the same time limit (`table5_time`), no "
+             "vanilla run reached, chosen at random (seed = set), each run with SPA and with PSPA mod sets; and "
+             "`--skip-functions=auto` (PSPA-auto: the call sites chosen during the run, docs/skips.md); DFS, the "
+             "same time limit (`table5_time`), no "
              "instruction budget. Paths: completed and partially completed. Errors: KLEE's .err files as file:line: "
              "kind; a chopped run that explored every path must report vanilla's. Tests replay on the program "
              "compiled natively with libkleeRuntest (scripts/ktest-replay.py): outcomes are exit codes or signals; a chopped "
@@ -846,6 +870,9 @@ def table5(res, progs):
             if (p, mode) in hand:
                 ax.scatter([j + (k - 0.25) * 0.4 - 0.08], [hand[(p, mode)] or 1.05 * v], marker=mark, facecolors="none",
                            edgecolors="C%d" % k, label=f"{mode.upper()} hand-chosen" if j == 0 else None)
+        if (p, "auto") in hand:
+            ax.scatter([j + 0.35], [hand[(p, "auto")] or 1.05 * v], marker="*", color="C2",
+                       label="PSPA automatic choice" if j == 0 else None)
         for k, (mode, mark) in enumerate((("spa", "o"), ("pspa", "x"))):
             ws = fig.get((p, mode), [])
             xs = [j + (k - 0.25) * 0.4 + t * 0.04 for t in range(len(ws))]
