@@ -728,9 +728,9 @@ T2_SEARCHES = ["dfs", "random-path"]
 
 def auto_choice(r):
     """What --skip-functions=auto skipped (pspa-stats.json chop.auto), as `a, b; stopped: c`."""
-    a = (r.get("stats") or {}).get("chop", {}).get("auto", {})
-    out = ", ".join(a.get("skipped", [])) or "nothing"
-    if a.get("stopped"):
+    a = r["stats"]["chop"]["auto"]  # a run with auto has it: a missing key stops the table
+    out = ", ".join(a["skipped"]) or "nothing"
+    if a["stopped"]:
         out += "; skipped, then run again: " + ", ".join(a["stopped"])
     return out
 
