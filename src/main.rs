@@ -280,12 +280,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Skips { profile, top, max_read, all, json } => {
+        Cmd::Skips {
+            profile,
+            top,
+            max_read,
+            all,
+            json,
+        } => {
             if !(0.0..=1.0).contains(&max_read) {
                 anyhow::bail!("--max-read {max_read}: a share between 0 and 1");
             }
             let p = pspa::skips::Profile::load(&profile)?;
-            let o = pspa::skips::RankOptions { top, max_read, ..Default::default() };
+            let o = pspa::skips::RankOptions {
+                top,
+                max_read,
+                ..Default::default()
+            };
             let ranked = pspa::skips::rank(&p, &o);
             if json {
                 println!("{}", serde_json::to_string_pretty(&ranked)?);

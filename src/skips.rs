@@ -13,7 +13,7 @@
 //! analyses) are converted at the profile run's own rate. The same ranking runs inside
 //! KLEE (the bridge's `rank_skips`), so the CLI and the online choice agree.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -92,7 +92,8 @@ pub const HEADER: &str = "# pspa chop profile/1:";
 
 impl Profile {
     pub fn load(path: &Path) -> Result<Profile> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("{}: cannot read", path.display()))?;
         Profile::parse(&text).with_context(|| format!("{}: not a chop profile", path.display()))
     }
 
@@ -108,22 +109,35 @@ impl Profile {
                 bail!("line 1: `{kv}` is not key=value");
             };
             match k {
-                "instructions" => instructions = Some(v.parse().with_context(|| format!("line 1: instructions={v}"))?),
-                "wall_s" => wall_s = Some(v.parse().with_context(|| format!("line 1: wall_s={v}"))?),
+                "instructions" => {
+                    instructions = Some(
+                        v.parse()
+                            .with_context(|| format!("line 1: instructions={v}"))?,
+                    )
+                }
+                "wall_s" => {
+                    wall_s = Some(v.parse().with_context(|| format!("line 1: wall_s={v}"))?)
+                }
                 _ => {} // other keys describe the run for people (mode, sample)
             }
         }
         let (Some(instructions), Some(wall_s)) = (instructions, wall_s) else {
             bail!("line 1: the header needs instructions= and wall_s=");
         };
-        let mut rd = csv::ReaderBuilder::new().comment(Some(b'#')).from_reader(text.as_bytes());
+        let mut rd = csv::ReaderBuilder::new()
+            .comment(Some(b'#'))
+            .from_reader(text.as_bytes());
         let mut functions = Vec::new();
         for row in rd.deserialize() {
             let row: FunctionProfile = row.map_err(|e| {
-                let line = e.position().map_or(String::from("a row"), |p| format!("line {}", p.line()));
+                let line = e
+                    .position()
+                    .map_or(String::from("a row"), |p| format!("line {}", p.line()));
                 let what = match e.kind() {
                     csv::ErrorKind::Deserialize { err, .. } => {
-                        let field = err.field().map_or(String::new(), |i| format!("field {}: ", i + 1));
+                        let field = err
+                            .field()
+                            .map_or(String::new(), |i| format!("field {}: ", i + 1));
                         format!("{field}{}", err.kind())
                     }
                     _ => e.to_string(),
@@ -132,11 +146,20 @@ impl Profile {
             })?;
             functions.push(row);
         }
-        Ok(Profile { run: RunInfo { instructions, wall_s }, functions })
+        Ok(Profile {
+            run: RunInfo {
+                instructions,
+                wall_s,
+            },
+            functions,
+        })
     }
 
     pub fn to_csv(&self) -> String {
-        let mut out = format!("{HEADER} instructions={} wall_s={}\n", self.run.instructions, self.run.wall_s);
+        let mut out = format!(
+            "{HEADER} instructions={} wall_s={}\n",
+            self.run.instructions, self.run.wall_s
+        );
         let mut w = csv::Writer::from_writer(Vec::new());
         for f in &self.functions {
             w.serialize(f).expect("a profile row serialises");
@@ -164,7 +187,12 @@ pub struct RankOptions {
 
 impl Default for RankOptions {
     fn default() -> Self {
-        RankOptions { top: 5, min_watched: 3, max_read: 0.75, skip_cost: 2_000.0 }
+        RankOptions {
+            top: 5,
+            min_watched: 3,
+            max_read: 0.75,
+            skip_cost: 2_000.0,
+        }
     }
 }
 
@@ -196,7 +224,11 @@ pub struct Ranked {
 
 /// Instructions per second of the profiled run (1M/s if it reports no time).
 fn rate(run: &RunInfo) -> f64 {
-    if run.wall_s > 0.0 && run.instructions > 0 { run.instructions as f64 / run.wall_s } else { 1e6 }
+    if run.wall_s > 0.0 && run.instructions > 0 {
+        run.instructions as f64 / run.wall_s
+    } else {
+        1e6
+    }
 }
 
 /// Expected net gain of skipping every call of `f` when a share `read` of them is recovered.
@@ -206,15 +238,18 @@ pub fn gain(f: &FunctionProfile, run: &RunInfo, read: f64, o: &RankOptions) -> f
     }
     let calls = f.calls as f64;
     let saved_per_call = (f.instructions + f.path_instructions) as f64 / calls;
-    let analysis_per_call =
-        if f.warm_analyses > 0 { f.analysis_s / f.warm_analyses as f64 * rate(run) } else { 0.0 };
+    let analysis_per_call = if f.warm_analyses > 0 {
+        f.analysis_s / f.warm_analyses as f64 * rate(run)
+    } else {
+        0.0
+    };
     calls * ((1.0 - read) * saved_per_call - analysis_per_call - o.skip_cost)
 }
 
 fn callers(f: &FunctionProfile) -> Vec<&str> {
     f.callers
         .split_whitespace()
-        .filter_map(|c| c.rsplit_once(':').map(|(name, n)| (name, n)))
+        .filter_map(|c| c.rsplit_once(':'))
         .filter(|(_, n)| n.parse::<u64>().map_or(true, |n| n > 0))
         .map(|(name, _)| name)
         .collect()
@@ -245,7 +280,10 @@ fn parse_inside(s: &str) -> Vec<(Chain<'_>, u64)> {
             let (chain, n) = tok.rsplit_once('x')?;
             let chain: Option<Chain> = chain
                 .split('>')
-                .map(|e| e.rsplit_once(':').and_then(|(f, l)| Some((f, l.parse().ok()?))))
+                .map(|e| {
+                    e.rsplit_once(':')
+                        .and_then(|(f, l)| Some((f, l.parse().ok()?)))
+                })
                 .collect();
             Some((chain?, n.parse().ok()?))
         })
@@ -265,7 +303,11 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
     let run = &p.run;
     let mut out: Vec<Ranked> = p.functions.iter().map(|f| judge(f, run, o)).collect();
     let eligible: Vec<bool> = out.iter().map(|r| r.verdict != Verdict::Never).collect();
-    let inside: Vec<Vec<(Chain, u64)>> = p.functions.iter().map(|f| parse_inside(&f.read_inside)).collect();
+    let inside: Vec<Vec<(Chain, u64)>> = p
+        .functions
+        .iter()
+        .map(|f| parse_inside(&f.read_inside))
+        .collect();
     let direct: Vec<u64> = p
         .functions
         .iter()
@@ -276,20 +318,35 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
     for (i, f) in p.functions.iter().enumerate() {
         sites_of.entry(f.function.as_str()).or_default().push(i);
     }
-    let whole_ok = |f: &str| sites_of.get(f).is_some_and(|is| is.iter().all(|&i| eligible[i]));
+    let whole_ok = |f: &str| {
+        sites_of
+            .get(f)
+            .is_some_and(|is| is.iter().all(|&i| eligible[i]))
+    };
     let sites = |u: &Unit| -> Vec<usize> {
         match *u {
             Unit::Whole(f) => sites_of.get(f).cloned().unwrap_or_default(),
             Unit::Site(f, l) => sites_of.get(f).map_or(vec![], |is| {
-                is.iter().copied().filter(|&i| p.functions[i].line == l).collect()
+                is.iter()
+                    .copied()
+                    .filter(|&i| p.functions[i].line == l)
+                    .collect()
             }),
         }
     };
-    let skipped = |c: &HashSet<Unit>, f: &str, l: u32| c.contains(&Unit::Whole(f)) || c.contains(&Unit::Site(f, l));
-    let discounted = |chain: &Chain, c: &HashSet<Unit>| chain.iter().any(|&(f, l)| skipped(c, f, l));
+    let skipped = |c: &HashSet<Unit>, f: &str, l: u32| {
+        c.contains(&Unit::Whole(f)) || c.contains(&Unit::Site(f, l))
+    };
+    let discounted =
+        |chain: &Chain, c: &HashSet<Unit>| chain.iter().any(|&(f, l)| skipped(c, f, l));
     // Reads that still count for site i once `c` is skipped.
     let reads = |i: usize, c: &HashSet<Unit>| -> u64 {
-        direct[i] + inside[i].iter().filter(|(ch, _)| !discounted(ch, c)).map(|(_, n)| n).sum::<u64>()
+        direct[i]
+            + inside[i]
+                .iter()
+                .filter(|(ch, _)| !discounted(ch, c))
+                .map(|(_, n)| n)
+                .sum::<u64>()
     };
     // A unit's gain and read ratio with `c` skipped (a site followed too few times takes
     // its function's ratio; one with none known, all recovered).
@@ -298,23 +355,37 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
         let all = match *u {
             Unit::Whole(f) | Unit::Site(f, _) => sites_of.get(f).cloned().unwrap_or_default(),
         };
-        let (rd, w): (u64, u64) = all.iter().fold((0, 0), |(r, w), &i| (r + reads(i, c), w + p.functions[i].watched));
+        let (rd, w): (u64, u64) = all.iter().fold((0, 0), |(r, w), &i| {
+            (r + reads(i, c), w + p.functions[i].watched)
+        });
         let fallback = (w >= o.min_watched).then(|| rd as f64 / w as f64);
         let (mut g, mut urd, mut uw) = (0.0, 0, 0);
         for &i in &is {
             let f = &p.functions[i];
-            let r = if f.watched >= o.min_watched { Some(reads(i, c) as f64 / f.watched as f64) } else { fallback };
+            let r = if f.watched >= o.min_watched {
+                Some(reads(i, c) as f64 / f.watched as f64)
+            } else {
+                fallback
+            };
             g += gain(f, run, r.unwrap_or(1.0), o);
             urd += reads(i, c);
             uw += f.watched;
         }
         (g, (uw >= o.min_watched).then(|| urd as f64 / uw as f64))
     };
-    let callers_of = |u: &Unit| -> Vec<&str> { sites(u).iter().flat_map(|&i| callers(&p.functions[i])).collect() };
+    let callers_of = |u: &Unit| -> Vec<&str> {
+        sites(u)
+            .iter()
+            .flat_map(|&i| callers(&p.functions[i]))
+            .collect()
+    };
     // Every call of `f` is skipped: whole, or each of its sites.
     let all_skipped = |c: &HashSet<Unit>, f: &str| {
         c.contains(&Unit::Whole(f))
-            || sites_of.get(f).is_some_and(|is| is.iter().all(|&i| c.contains(&Unit::Site(f, p.functions[i].line))))
+            || sites_of.get(f).is_some_and(|is| {
+                is.iter()
+                    .all(|&i| c.contains(&Unit::Site(f, p.functions[i].line)))
+            })
     };
 
     let mut chosen: HashSet<Unit> = HashSet::new();
@@ -345,11 +416,15 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
             // Close over the reads the group makes inside units that could be skipped: the
             // outermost call of the chain that can be, as a whole function.
             while group.len() < 8 {
-                let next = group.iter().flat_map(|u| sites(u)).find_map(|i| {
+                let next = group.iter().flat_map(&sites).find_map(|i| {
                     inside[i]
                         .iter()
                         .filter(|(ch, _)| !discounted(ch, &with))
-                        .find_map(|(ch, _)| ch.iter().find(|(f, _)| whole_ok(f)).map(|&(f, _)| Unit::Whole(f)))
+                        .find_map(|(ch, _)| {
+                            ch.iter()
+                                .find(|(f, _)| whole_ok(f))
+                                .map(|&(f, _)| Unit::Whole(f))
+                        })
                 });
                 let Some(u) = next else { break };
                 group.push(u);
@@ -365,12 +440,23 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
             }
         }
         let Some((_, group)) = best else { break };
-        let with: HashSet<Unit> = chosen.iter().copied().chain(group.iter().copied()).collect();
+        let with: HashSet<Unit> = chosen
+            .iter()
+            .copied()
+            .chain(group.iter().copied())
+            .collect();
         for (k, u) in group.iter().enumerate() {
             let (g, _) = weigh(u, &with);
             let is = sites(u);
-            let sum = |field: fn(&FunctionProfile) -> u64| is.iter().map(|&i| field(&p.functions[i])).sum::<u64>();
-            let (calls, forks, watched, read) = (sum(|f| f.calls), sum(|f| f.forks), sum(|f| f.watched), sum(|f| f.read));
+            let sum = |field: fn(&FunctionProfile) -> u64| {
+                is.iter().map(|&i| field(&p.functions[i])).sum::<u64>()
+            };
+            let (calls, forks, watched, read) = (
+                sum(|f| f.calls),
+                sum(|f| f.forks),
+                sum(|f| f.watched),
+                sum(|f| f.read),
+            );
             let still: u64 = is.iter().map(|&i| reads(i, &with)).sum();
             let per = |x: u64| x as f64 / calls.max(1) as f64;
             let mut reason = format!(
@@ -384,9 +470,16 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
                 reason += &format!(" ({} more inside calls skipped with it)", read - still);
             }
             if group.len() > 1 {
-                let others: Vec<String> =
-                    group.iter().enumerate().filter(|&(j, _)| j != k).map(|(_, v)| v.name()).collect();
-                reason += &format!("; together with {} (reads inside their calls go with them)", others.join(", "));
+                let others: Vec<String> = group
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != k)
+                    .map(|(_, v)| v.name())
+                    .collect();
+                reason += &format!(
+                    "; together with {} (reads inside their calls go with them)",
+                    others.join(", ")
+                );
             }
             why.insert(*u, (g, reason));
         }
@@ -395,20 +488,26 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
     }
     for (i, f) in p.functions.iter().enumerate() {
         let r = &mut out[i];
-        let unit = [Unit::Whole(&f.function), Unit::Site(&f.function, f.line)].into_iter().find(|u| chosen.contains(u));
+        let unit = [Unit::Whole(&f.function), Unit::Site(&f.function, f.line)]
+            .into_iter()
+            .find(|u| chosen.contains(u));
         if let Some(u) = unit {
             let (g, reason) = why[&u].clone();
             r.verdict = Verdict::Skip;
             r.whole = matches!(u, Unit::Whole(_));
             r.gain = g;
-            r.read_ratio = Some(reads(i, &chosen) as f64 / f.watched.max(1) as f64).filter(|_| f.watched > 0);
+            r.read_ratio =
+                Some(reads(i, &chosen) as f64 / f.watched.max(1) as f64).filter(|_| f.watched > 0);
             r.reason = reason;
         } else if r.verdict == Verdict::Skip {
             r.verdict = Verdict::Candidate;
             let cs = callers(f);
             r.reason = if !cs.is_empty() && cs.iter().all(|c| all_skipped(&chosen, c)) {
-                format!("its calls come from {} only, which {} skipped", cs.join(", "),
-                        if cs.len() == 1 { "is" } else { "are" })
+                format!(
+                    "its calls come from {} only, which {} skipped",
+                    cs.join(", "),
+                    if cs.len() == 1 { "is" } else { "are" }
+                )
             } else {
                 format!("{} (not among the top {})", r.reason, o.top)
             };
@@ -420,7 +519,11 @@ pub fn rank(p: &Profile, o: &RankOptions) -> Vec<Ranked> {
         Verdict::Never => 2,
     };
     out.sort_by(|a, b| {
-        order(a).cmp(&order(b)).then(b.gain.total_cmp(&a.gain)).then(a.function.cmp(&b.function)).then(a.line.cmp(&b.line))
+        order(a)
+            .cmp(&order(b))
+            .then(b.gain.total_cmp(&a.gain))
+            .then(a.function.cmp(&b.function))
+            .then(a.line.cmp(&b.line))
     });
     out
 }
@@ -453,19 +556,40 @@ pub fn judge(f: &FunctionProfile, run: &RunInfo, o: &RankOptions) -> Ranked {
     }
     let r = read_ratio.unwrap_or(1.0);
     let g = gain(f, run, r, o);
-    let costs = format!("{} calls, {} forks, {:.0} instructions a call and {:.0} on the paths its forks made",
-                        f.calls, f.forks, f.instructions as f64 / f.calls as f64,
-                        f.path_instructions as f64 / f.calls as f64);
+    let costs = format!(
+        "{} calls, {} forks, {:.0} instructions a call and {:.0} on the paths its forks made",
+        f.calls,
+        f.forks,
+        f.instructions as f64 / f.calls as f64,
+        f.path_instructions as f64 / f.calls as f64
+    );
     if f.watched < o.min_watched {
-        return mk(Verdict::Candidate, g, format!(
-            "{} of its calls followed after returning, {} needed to predict recoveries", f.watched, o.min_watched));
+        return mk(
+            Verdict::Candidate,
+            g,
+            format!(
+                "{} of its calls followed after returning, {} needed to predict recoveries",
+                f.watched, o.min_watched
+            ),
+        );
     }
-    let read = format!("effects read after {} of {} followed calls", f.read, f.watched);
+    let read = format!(
+        "effects read after {} of {} followed calls",
+        f.read, f.watched
+    );
     if r > o.max_read {
-        return mk(Verdict::Candidate, g, format!("{read}: most skips would be recovered"));
+        return mk(
+            Verdict::Candidate,
+            g,
+            format!("{read}: most skips would be recovered"),
+        );
     }
     if g <= 0.0 {
-        return mk(Verdict::Candidate, g, format!("saves less than its skips cost ({costs}; {read})"));
+        return mk(
+            Verdict::Candidate,
+            g,
+            format!("saves less than its skips cost ({costs}; {read})"),
+        );
     }
     mk(Verdict::Skip, g, format!("{costs}; {read}"))
 }
@@ -473,21 +597,33 @@ pub fn judge(f: &FunctionProfile, run: &RunInfo, o: &RankOptions) -> Ranked {
 /// Whether a unit skipped online should run again: after `MIN_SKIPS` skips, when the gain
 /// at the observed recoveries per skip is gone (a skip recovered on several forked paths
 /// counts each time: the call then runs more often than it would have). The reason, if so.
-pub fn stop_reason(f: &FunctionProfile, run: &RunInfo, skips: u64, recoveries: u64, o: &RankOptions) -> Option<String> {
+pub fn stop_reason(
+    f: &FunctionProfile,
+    run: &RunInfo,
+    skips: u64,
+    recoveries: u64,
+    o: &RankOptions,
+) -> Option<String> {
     const MIN_SKIPS: u64 = 8;
     if skips < MIN_SKIPS {
         return None;
     }
     let r = recoveries as f64 / skips as f64;
     if gain(f, run, r, o) <= 0.0 {
-        return Some(format!("{recoveries} recoveries for its {skips} skipped calls"));
+        return Some(format!(
+            "{recoveries} recoveries for its {skips} skipped calls"
+        ));
     }
     None
 }
 
 /// `F` or `F:LINE`, as `--skip-functions` takes it.
 fn site_name(function: &str, line: u32) -> String {
-    if line == 0 { function.to_string() } else { format!("{function}:{line}") }
+    if line == 0 {
+        function.to_string()
+    } else {
+        format!("{function}:{line}")
+    }
 }
 
 /// The `--skip-functions=` value for the proposed units: `F` for a function skipped whole
@@ -514,7 +650,10 @@ pub fn skip_line(ranked: &[Ranked]) -> String {
                 let mut ls = lines[f].clone();
                 ls.sort_unstable();
                 ls.dedup();
-                format!("{f}:{}", ls.iter().map(u32::to_string).collect::<Vec<_>>().join("/"))
+                format!(
+                    "{f}:{}",
+                    ls.iter().map(u32::to_string).collect::<Vec<_>>().join("/")
+                )
             }
         })
         .collect::<Vec<_>>()
@@ -524,7 +663,11 @@ pub fn skip_line(ranked: &[Ranked]) -> String {
 /// The ranking as `pspa skips` prints it.
 pub fn render(ranked: &[Ranked], all: bool) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{:>4}  {:<36} {:<9} {:>14} {:>6}  reason", "rank", "call site", "verdict", "gain (instr)", "read");
+    let _ = writeln!(
+        out,
+        "{:>4}  {:<36} {:<9} {:>14} {:>6}  reason",
+        "rank", "call site", "verdict", "gain (instr)", "read"
+    );
     for (i, r) in ranked.iter().enumerate() {
         if !all && r.verdict == Verdict::Never {
             continue;
@@ -534,13 +677,26 @@ pub fn render(ranked: &[Ranked], all: bool) -> String {
             Verdict::Candidate => "candidate",
             Verdict::Never => "never",
         };
-        let read = r.read_ratio.map_or("-".to_string(), |x| format!("{:.0}%", x * 100.0));
-        let _ = writeln!(out, "{:>4}  {:<36} {:<9} {:>14.0} {:>6}  {}", i + 1, site_name(&r.function, r.line), v,
-                         r.gain, read, r.reason);
+        let read = r
+            .read_ratio
+            .map_or("-".to_string(), |x| format!("{:.0}%", x * 100.0));
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<36} {:<9} {:>14.0} {:>6}  {}",
+            i + 1,
+            site_name(&r.function, r.line),
+            v,
+            r.gain,
+            read,
+            r.reason
+        );
     }
     let line = skip_line(ranked);
     if line.is_empty() {
-        let _ = writeln!(out, "\nnothing to skip: no call site's profile shows skipping it pays");
+        let _ = writeln!(
+            out,
+            "\nnothing to skip: no call site's profile shows skipping it pays"
+        );
     } else {
         let _ = writeln!(out, "\n--skip-functions={line}");
     }
@@ -552,9 +708,15 @@ mod tests {
     use super::*;
 
     fn row(name: &str) -> FunctionProfile {
-        FunctionProfile { function: name.into(), ..Default::default() }
+        FunctionProfile {
+            function: name.into(),
+            ..Default::default()
+        }
     }
-    const RUN: RunInfo = RunInfo { instructions: 1_000_000, wall_s: 1.0 };
+    const RUN: RunInfo = RunInfo {
+        instructions: 1_000_000,
+        wall_s: 1.0,
+    };
 
     /// A forking parser whose effects are never read outranks a cheap helper, and the
     /// helper called only from it is covered.
@@ -562,15 +724,40 @@ mod tests {
     fn forks_never_read_are_proposed_and_helpers_inside_them_are_covered() {
         // parse: 10 calls, 100k instructions inside and 900k on its forks' paths, watched 10
         // times, read never: gain = 10 * (1 * 100k - 0 - 2k) = 980k.
-        let parse = FunctionProfile { calls: 10, instructions: 100_000, forks: 40, path_instructions: 900_000,
-            watched: 10, unread: 10, callers: "main:10".into(), ..row("parse") };
+        let parse = FunctionProfile {
+            calls: 10,
+            instructions: 100_000,
+            forks: 40,
+            path_instructions: 900_000,
+            watched: 10,
+            unread: 10,
+            callers: "main:10".into(),
+            ..row("parse")
+        };
         // lex: called only from parse; also forks and never read.
-        let lex = FunctionProfile { calls: 50, instructions: 80_000, forks: 30, path_instructions: 500_000,
-            watched: 50, unread: 50, callers: "parse:50".into(), ..row("lex") };
+        let lex = FunctionProfile {
+            calls: 50,
+            instructions: 80_000,
+            forks: 30,
+            path_instructions: 500_000,
+            watched: 50,
+            unread: 50,
+            callers: "parse:50".into(),
+            ..row("lex")
+        };
         // log: cheap, no forks: 100 calls of 50 instructions cost 2k each to skip.
-        let log = FunctionProfile { calls: 100, instructions: 5_000, watched: 100, unread: 100,
-            callers: "main:100".into(), ..row("log") };
-        let p = Profile { run: RUN, functions: vec![log, lex, parse] };
+        let log = FunctionProfile {
+            calls: 100,
+            instructions: 5_000,
+            watched: 100,
+            unread: 100,
+            callers: "main:100".into(),
+            ..row("log")
+        };
+        let p = Profile {
+            run: RUN,
+            functions: vec![log, lex, parse],
+        };
         let r = rank(&p, &RankOptions::default());
         assert_eq!(r[0].function, "parse");
         assert_eq!(r[0].verdict, Verdict::Skip);
@@ -579,7 +766,10 @@ mod tests {
         assert!(lex.reason.contains("come from parse"));
         let log = r.iter().find(|x| x.function == "log").unwrap();
         assert_eq!(log.verdict, Verdict::Candidate);
-        assert!(log.gain < 0.0 && log.reason.contains("saves less"), "{log:?}");
+        assert!(
+            log.gain < 0.0 && log.reason.contains("saves less"),
+            "{log:?}"
+        );
         assert!(render(&r, false).contains("--skip-functions=parse\n"));
     }
 
@@ -587,13 +777,40 @@ mod tests {
     /// proposed, however much it forks.
     #[test]
     fn read_effects_and_used_results_are_not_proposed() {
-        let init = FunctionProfile { calls: 20, instructions: 50_000, forks: 20, path_instructions: 400_000,
-            watched: 20, read: 18, ..row("init") };
-        let get = FunctionProfile { calls: 20, result_used: 20, instructions: 50_000, forks: 20,
-            path_instructions: 400_000, ..row("get") };
-        let main = FunctionProfile { calls: 1, instructions: 1_000_000, forks: 60, watched: 1, unread: 1, ..row("main") };
-        let noret = FunctionProfile { calls: 3, excluded: "it does not return".into(), ..row("fatal") };
-        let p = Profile { run: RUN, functions: vec![init, get, main, noret] };
+        let init = FunctionProfile {
+            calls: 20,
+            instructions: 50_000,
+            forks: 20,
+            path_instructions: 400_000,
+            watched: 20,
+            read: 18,
+            ..row("init")
+        };
+        let get = FunctionProfile {
+            calls: 20,
+            result_used: 20,
+            instructions: 50_000,
+            forks: 20,
+            path_instructions: 400_000,
+            ..row("get")
+        };
+        let main = FunctionProfile {
+            calls: 1,
+            instructions: 1_000_000,
+            forks: 60,
+            watched: 1,
+            unread: 1,
+            ..row("main")
+        };
+        let noret = FunctionProfile {
+            calls: 3,
+            excluded: "it does not return".into(),
+            ..row("fatal")
+        };
+        let p = Profile {
+            run: RUN,
+            functions: vec![init, get, main, noret],
+        };
         let r = rank(&p, &RankOptions::default());
         assert!(r.iter().all(|x| x.verdict != Verdict::Skip), "{r:?}");
         let v = |n: &str| r.iter().find(|x| x.function == n).unwrap().clone();
@@ -608,13 +825,26 @@ mod tests {
     /// skips; and the analyses' seconds count at the run's rate.
     #[test]
     fn gain_counts_recoveries_and_analysis_time() {
-        let f = FunctionProfile { calls: 10, instructions: 10_000, path_instructions: 30_000, analysed: 9,
-            analysis_s: 0.005, warm_analyses: 5, ..row("f") };
+        let f = FunctionProfile {
+            calls: 10,
+            instructions: 10_000,
+            path_instructions: 30_000,
+            analysed: 9,
+            analysis_s: 0.005,
+            warm_analyses: 5,
+            ..row("f")
+        };
         let o = RankOptions::default();
         // 1 ms of analysis per analysed call = 1,000 instructions at 1M/s.
-        assert_eq!(gain(&f, &RUN, 0.0, &o), 10.0 * (4_000.0 - 1_000.0 - 2_000.0));
+        assert_eq!(
+            gain(&f, &RUN, 0.0, &o),
+            10.0 * (4_000.0 - 1_000.0 - 2_000.0)
+        );
         assert_eq!(gain(&f, &RUN, 1.0, &o), -10.0 * 3_000.0);
-        assert!(stop_reason(&f, &RUN, 7, 7, &o).is_none(), "too few skips to judge");
+        assert!(
+            stop_reason(&f, &RUN, 7, 7, &o).is_none(),
+            "too few skips to judge"
+        );
         assert!(stop_reason(&f, &RUN, 10, 6, &o).is_some());
         assert!(stop_reason(&f, &RUN, 10, 0, &o).is_none());
     }
@@ -623,11 +853,30 @@ mod tests {
     #[test]
     fn top_n_bounds_the_proposal() {
         let fs = (0..4)
-            .map(|i| FunctionProfile { calls: 1, instructions: 10_000 * (i + 1), watched: 3, unread: 3,
-                callers: "main:1".into(), ..row(&format!("f{i}")) })
+            .map(|i| FunctionProfile {
+                calls: 1,
+                instructions: 10_000 * (i + 1),
+                watched: 3,
+                unread: 3,
+                callers: "main:1".into(),
+                ..row(&format!("f{i}"))
+            })
             .collect();
-        let r = rank(&Profile { run: RUN, functions: fs }, &RankOptions { top: 2, ..Default::default() });
-        let skip: Vec<_> = r.iter().filter(|x| x.verdict == Verdict::Skip).map(|x| x.function.as_str()).collect();
+        let r = rank(
+            &Profile {
+                run: RUN,
+                functions: fs,
+            },
+            &RankOptions {
+                top: 2,
+                ..Default::default()
+            },
+        );
+        let skip: Vec<_> = r
+            .iter()
+            .filter(|x| x.verdict == Verdict::Skip)
+            .map(|x| x.function.as_str())
+            .collect();
         assert_eq!(skip, ["f3", "f2"]);
         assert!(r[2].reason.contains("not among the top 2"), "{r:?}");
     }
@@ -636,20 +885,51 @@ mod tests {
     /// only the second site is proposed, as F:LINE.
     #[test]
     fn sites_of_one_function_are_judged_apart() {
-        let inner = FunctionProfile { line: 1345, calls: 20, instructions: 1_000_000, watched: 20, read: 20,
-            callers: "decode:20".into(), ..row("del") };
-        let outer = FunctionProfile { line: 28, calls: 20, instructions: 1_000_000, watched: 20, unread: 20,
-            callers: "main:20".into(), ..row("del") };
-        let r = rank(&Profile { run: RUN, functions: vec![inner, outer] }, &RankOptions::default());
+        let inner = FunctionProfile {
+            line: 1345,
+            calls: 20,
+            instructions: 1_000_000,
+            watched: 20,
+            read: 20,
+            callers: "decode:20".into(),
+            ..row("del")
+        };
+        let outer = FunctionProfile {
+            line: 28,
+            calls: 20,
+            instructions: 1_000_000,
+            watched: 20,
+            unread: 20,
+            callers: "main:20".into(),
+            ..row("del")
+        };
+        let r = rank(
+            &Profile {
+                run: RUN,
+                functions: vec![inner, outer],
+            },
+            &RankOptions::default(),
+        );
         assert_eq!((r[0].line, r[0].verdict), (28, Verdict::Skip));
         assert_eq!((r[1].line, r[1].verdict), (1345, Verdict::Candidate));
         assert_eq!(skip_line(&r), "del:28");
         // Read 19 of 20 times there, the inner site still saves a little: the whole
         // function is then worth more than the outer site alone.
-        let mut p2 = Profile { run: RUN, functions: vec![] };
+        let mut p2 = Profile {
+            run: RUN,
+            functions: vec![],
+        };
         for (line, read, unread) in [(1345, 19, 1), (28, 0, 20)] {
-            p2.functions.push(FunctionProfile { line, calls: 20, instructions: 1_000_000, watched: 20, read, unread,
-                callers: "main:20".into(), ..row("del") });
+            p2.functions.push(FunctionProfile {
+                line,
+                calls: 20,
+                instructions: 1_000_000,
+                watched: 20,
+                read,
+                unread,
+                callers: "main:20".into(),
+                ..row("del")
+            });
         }
         assert_eq!(skip_line(&rank(&p2, &RankOptions::default())), "del");
         assert!(render(&r, false).contains("del:1345"));
@@ -659,28 +939,71 @@ mod tests {
     /// together (libtiff's TIFFWarningExtR and TIFFErrorExtR).
     #[test]
     fn units_read_only_inside_each_other_are_skipped_together() {
-        let warn = FunctionProfile { line: 10, calls: 30, instructions: 300_000, watched: 30, read: 30,
-            read_inside: "parse:5>err:7x30".into(), callers: "parse:30".into(), ..row("warn") };
-        let err = FunctionProfile { line: 7, calls: 30, instructions: 300_000, watched: 30, read: 25, unread: 5,
-            read_inside: "warn:10x25".into(), callers: "parse:30".into(), ..row("err") };
+        let warn = FunctionProfile {
+            line: 10,
+            calls: 30,
+            instructions: 300_000,
+            watched: 30,
+            read: 30,
+            read_inside: "parse:5>err:7x30".into(),
+            callers: "parse:30".into(),
+            ..row("warn")
+        };
+        let err = FunctionProfile {
+            line: 7,
+            calls: 30,
+            instructions: 300_000,
+            watched: 30,
+            read: 25,
+            unread: 5,
+            read_inside: "warn:10x25".into(),
+            callers: "parse:30".into(),
+            ..row("err")
+        };
         // parse's result is used: it is no unit, so the chain's outermost skippable call is err.
-        let parse = FunctionProfile { line: 5, calls: 30, result_used: 30, ..row("parse") };
-        let p = Profile { run: RUN, functions: vec![warn, err, parse] };
+        let parse = FunctionProfile {
+            line: 5,
+            calls: 30,
+            result_used: 30,
+            ..row("parse")
+        };
+        let p = Profile {
+            run: RUN,
+            functions: vec![warn, err, parse],
+        };
         for f in &p.functions[..2] {
-            assert_eq!(judge(f, &p.run, &RankOptions::default()).verdict, Verdict::Candidate, "alone: read too often");
+            assert_eq!(
+                judge(f, &p.run, &RankOptions::default()).verdict,
+                Verdict::Candidate,
+                "alone: read too often"
+            );
         }
         let r = rank(&p, &RankOptions::default());
         assert_eq!(skip_line(&r), "err,warn", "{r:?}");
         assert!(r[0].reason.contains("together with"), "{r:?}");
         // One unit allowed: the pair does not fit, and neither pays alone.
-        let r = rank(&p, &RankOptions { top: 1, ..Default::default() });
+        let r = rank(
+            &p,
+            &RankOptions {
+                top: 1,
+                ..Default::default()
+            },
+        );
         assert_eq!(skip_line(&r), "");
     }
 
     #[test]
     fn profiles_round_trip_and_bad_ones_name_the_problem() {
-        let p = Profile { run: RUN, functions: vec![FunctionProfile { calls: 3, callers: "a:1 b:2".into(),
-            excluded: "x, y".into(), read_after_mean: 1.5, ..row("f") }] };
+        let p = Profile {
+            run: RUN,
+            functions: vec![FunctionProfile {
+                calls: 3,
+                callers: "a:1 b:2".into(),
+                excluded: "x, y".into(),
+                read_after_mean: 1.5,
+                ..row("f")
+            }],
+        };
         assert_eq!(Profile::parse(&p.to_csv()).unwrap(), p);
         let e = Profile::parse("function,calls\n").unwrap_err();
         assert!(format!("{e:#}").contains("line 1"), "{e:#}");

@@ -613,7 +613,10 @@ fn skips_ranks_a_profile_and_names_bad_ones() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("--skip-functions=parse\n"), "{text}");
     assert!(text.contains("980000"), "{text}");
-    assert!(text.contains("its result is used after 5 of 5 calls"), "{text}");
+    assert!(
+        text.contains("its result is used after 5 of 5 calls"),
+        "{text}"
+    );
     let out = pspa(&["skips", good.to_str().unwrap(), "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v[0]["function"], "parse");
@@ -624,7 +627,9 @@ fn skips_ranks_a_profile_and_names_bad_ones() {
     std::fs::write(&bad, "function,calls\nf,1\n").unwrap();
     let out = pspa(&["skips", bad.to_str().unwrap()]);
     assert_clean_error(&out, &["bad.csv", "line 1", "pspa chop profile"]);
-    let text = std::fs::read_to_string(&good).unwrap().replace("parse,10,", "parse,ten,");
+    let text = std::fs::read_to_string(&good)
+        .unwrap()
+        .replace("parse,10,", "parse,ten,");
     std::fs::write(&bad, text).unwrap();
     let out = pspa(&["skips", bad.to_str().unwrap()]);
     assert_clean_error(&out, &["bad.csv", "line 4"]);

@@ -266,10 +266,21 @@ pub mod ffi {
         fn answer_mod_size(a: &CallAnswer) -> usize;
         /// Chopping's ranking of a profile (`pspa::skips::rank`, the CLI's `pspa skips`),
         /// of a run of `instructions` in `wall_s` seconds. Empty if it panicked.
-        fn rank_skips(rows: &[ProfileRow], instructions: u64, wall_s: f64, top: usize) -> Vec<SkipVerdict>;
+        fn rank_skips(
+            rows: &[ProfileRow],
+            instructions: u64,
+            wall_s: f64,
+            top: usize,
+        ) -> Vec<SkipVerdict>;
         /// Why a function skipped `skips` times, `recoveries` of them recovered, should run
         /// again (`pspa::skips::stop_reason`); empty: skipping it still pays.
-        fn skip_stop_reason(row: &ProfileRow, instructions: u64, wall_s: f64, skips: u64, recoveries: u64) -> String;
+        fn skip_stop_reason(
+            row: &ProfileRow,
+            instructions: u64,
+            wall_s: f64,
+            skips: u64,
+            recoveries: u64,
+        ) -> String;
         /// What one skipped call costs besides its analysis, in instructions
         /// (`pspa::skips::RankOptions::skip_cost`): a function whose calls cost less
         /// cannot pay back its skips.
@@ -1267,14 +1278,25 @@ fn profile_row(r: &ffi::ProfileRow) -> pspa::skips::FunctionProfile {
 
 fn profile_of(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64) -> pspa::skips::Profile {
     pspa::skips::Profile {
-        run: pspa::skips::RunInfo { instructions, wall_s },
+        run: pspa::skips::RunInfo {
+            instructions,
+            wall_s,
+        },
         functions: rows.iter().map(profile_row).collect(),
     }
 }
 
-fn rank_skips(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64, top: usize) -> Vec<ffi::SkipVerdict> {
+fn rank_skips(
+    rows: &[ffi::ProfileRow],
+    instructions: u64,
+    wall_s: f64,
+    top: usize,
+) -> Vec<ffi::SkipVerdict> {
     catch_unwind(AssertUnwindSafe(|| {
-        let o = pspa::skips::RankOptions { top, ..Default::default() };
+        let o = pspa::skips::RankOptions {
+            top,
+            ..Default::default()
+        };
         pspa::skips::rank(&profile_of(rows, instructions, wall_s), &o)
             .into_iter()
             .map(|r| ffi::SkipVerdict {
@@ -1294,17 +1316,35 @@ fn rank_skips(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64, top: usi
     .unwrap_or_default()
 }
 
-fn skip_stop_reason(row: &ffi::ProfileRow, instructions: u64, wall_s: f64, skips: u64, recoveries: u64) -> String {
+fn skip_stop_reason(
+    row: &ffi::ProfileRow,
+    instructions: u64,
+    wall_s: f64,
+    skips: u64,
+    recoveries: u64,
+) -> String {
     catch_unwind(AssertUnwindSafe(|| {
-        let run = pspa::skips::RunInfo { instructions, wall_s };
-        pspa::skips::stop_reason(&profile_row(row), &run, skips, recoveries, &Default::default())
-            .unwrap_or_default()
+        let run = pspa::skips::RunInfo {
+            instructions,
+            wall_s,
+        };
+        pspa::skips::stop_reason(
+            &profile_row(row),
+            &run,
+            skips,
+            recoveries,
+            &Default::default(),
+        )
+        .unwrap_or_default()
     }))
     .unwrap_or_else(|_| "the ranking failed".into())
 }
 
 fn profile_csv(rows: &[ffi::ProfileRow], instructions: u64, wall_s: f64) -> String {
-    catch_unwind(AssertUnwindSafe(|| profile_of(rows, instructions, wall_s).to_csv())).unwrap_or_default()
+    catch_unwind(AssertUnwindSafe(|| {
+        profile_of(rows, instructions, wall_s).to_csv()
+    }))
+    .unwrap_or_default()
 }
 
 fn skip_cost() -> f64 {
