@@ -285,6 +285,8 @@ pub mod ffi {
         /// (`pspa::skips::RankOptions::skip_cost`): a function whose calls cost less
         /// cannot pay back its skips.
         fn skip_cost() -> f64;
+        /// How many units the ranking proposes by default (`RankOptions::top`).
+        fn skip_default_top() -> usize;
         /// The profile as `chop-profile.csv` (`pspa::skips::Profile::to_csv`).
         fn profile_csv(rows: &[ProfileRow], instructions: u64, wall_s: f64) -> String;
         /// The `--skip-functions=` value of a ranking's proposed sites (`pspa::skips::skip_line`).
@@ -1372,4 +1374,8 @@ fn skip_line(verdicts: &[ffi::SkipVerdict]) -> String {
         pspa::skips::skip_line(&ranked)
     }))
     .unwrap_or_default()
+}
+
+fn skip_default_top() -> usize {
+    pspa::skips::RankOptions::default().top
 }

@@ -16,8 +16,6 @@ using namespace llvm;
 using pspa_plugin::chop::SkipSpec;
 
 namespace {
-/// `auto` alone: the core's default proposal size (pspa skips --top).
-constexpr unsigned DefaultAutoTop = 5;
 /// Parses an item when the options are parsed, so that a bad one stops KLEE at start-up
 /// with LLVM's "for the --skip-functions option: ..." (exit code 1), before any output.
 struct SkipSpecParser : public cl::parser<SkipSpec> {
@@ -31,7 +29,7 @@ struct SkipSpecParser : public cl::parser<SkipSpec> {
       out.name = "auto";
       out.lines.clear();
       out.automatic = true;
-      out.top = DefaultAutoTop;
+      out.top = static_cast<unsigned>(pspa::skip_default_top()); // pspa skips' --top default
       if (arg.find(':') != StringRef::npos && (lines.getAsInteger(10, out.top) || out.top == 0))
         return o.error("'" + arg + "': auto:N takes N, the most functions skipped at once (a positive number)");
       return false;

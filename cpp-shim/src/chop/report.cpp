@@ -96,7 +96,7 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
     rust::Vec<pspa::ProfileRow> rows = profiler->rows();
     rust::Vec<pspa::SkipVerdict> ranked =
         pspa::rank_skips(rust::Slice<const pspa::ProfileRow>(rows.data(), rows.size()), profiler->runInstructions(),
-                         profiler->runSeconds(), autoTop ? autoTop : 5);
+                         profiler->runSeconds(), autoTop ? autoTop : pspa::skip_default_top());
     std::string proposed(pspa::skip_line(rust::Slice<const pspa::SkipVerdict>(ranked.data(), ranked.size())));
     llvm::errs() << "KLEE: done: pspa chop profile: calls = " << profiler->profiledCalls
                  << ", analysed = " << profiler->analyses << " (failed " << profiler->failedAnalyses
