@@ -188,7 +188,7 @@ pub struct RankOptions {
 impl Default for RankOptions {
     fn default() -> Self {
         RankOptions {
-            top: 5,
+            top: 8,
             min_watched: 3,
             max_read: 0.75,
             skip_cost: 2_000.0,
