@@ -594,6 +594,9 @@ pub fn judge(f: &FunctionProfile, run: &RunInfo, o: &RankOptions) -> Ranked {
     mk(Verdict::Skip, g, format!("{costs}; {read}"))
 }
 
+/// Skips a unit makes before `stop_reason` judges it.
+pub const MIN_SKIPS: u64 = 8;
+
 /// Whether a unit skipped online should run again: after `MIN_SKIPS` skips, when the gain
 /// at the observed recoveries per skip is gone (a skip recovered on several forked paths
 /// counts each time: the call then runs more often than it would have). The reason, if so.
@@ -604,7 +607,6 @@ pub fn stop_reason(
     recoveries: u64,
     o: &RankOptions,
 ) -> Option<String> {
-    const MIN_SKIPS: u64 = 8;
     if skips < MIN_SKIPS {
         return None;
     }

@@ -287,6 +287,8 @@ pub mod ffi {
         fn skip_cost() -> f64;
         /// How many units the ranking proposes by default (`RankOptions::top`).
         fn skip_default_top() -> usize;
+        /// Skips a unit makes before `skip_stop_reason` judges it (`pspa::skips::MIN_SKIPS`).
+        fn skip_min_skips() -> u64;
         /// The profile as `chop-profile.csv` (`pspa::skips::Profile::to_csv`).
         fn profile_csv(rows: &[ProfileRow], instructions: u64, wall_s: f64) -> String;
         /// The `--skip-functions=` value of a ranking's proposed sites (`pspa::skips::skip_line`).
@@ -1378,4 +1380,8 @@ fn skip_line(verdicts: &[ffi::SkipVerdict]) -> String {
 
 fn skip_default_top() -> usize {
     pspa::skips::RankOptions::default().top
+}
+
+fn skip_min_skips() -> u64 {
+    pspa::skips::MIN_SKIPS
 }

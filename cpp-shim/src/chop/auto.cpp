@@ -21,9 +21,6 @@ namespace {
 constexpr std::uint64_t RankEvery = 64;
 constexpr std::uint64_t EagerRanks = 64;
 
-std::string siteName(const chop::Site &s) {
-  return s.first->getName().str() + (s.second && s.second != chop::EveryCall ? ":" + std::to_string(s.second) : "");
-}
 } // namespace
 
 void ChopClient::autoChoose(const chop::Site &site) {
@@ -36,6 +33,13 @@ void ChopClient::autoChoose(const chop::Site &site) {
     chop::FunctionStats &fs = stats[unit.first->getName().str()];
     bool whole = unit.second == chop::EveryCall;
     auto [skips, recovered] = whole ? std::make_pair(fs.snapshots, fs.recoveries) : fs.bySite[unit.second];
+    // Judged only when the answer may have changed: past the minimum, on new recoveries.
+    // Without them the observed share only falls and the unit's row only gains (its skipped
+    // calls add nothing; the paths its earlier forks made still end), so "go on" stands;
+    // and a row is built from every site's strings, too much for each skipped call.
+    if (skips < pspa::skip_min_skips() || recovered == sk->second.judgedRecoveries)
+      return;
+    sk->second.judgedRecoveries = recovered;
     std::string why(pspa::skip_stop_reason(whole ? profiler->functionRow(unit.first) : profiler->row(unit),
                                            profiler->runInstructions(), profiler->runSeconds(), skips, recovered));
     if (why.empty())
@@ -53,7 +57,7 @@ void ChopClient::autoChoose(const chop::Site &site) {
     for (auto &[s, fp] : profiler->sitesOf(unit.first))
       if (whole || s.second == unit.second)
         fp->stopped = "skipping it stopped: " + why;
-    klee::klee_message("pspa chop: --skip-functions=auto: %s runs again: %s", siteName(unit).c_str(), why.c_str());
+    klee::klee_message("pspa chop: --skip-functions=auto: %s runs again: %s", chop::siteName(unit).c_str(), why.c_str());
     return;
   }
   if (autoSkipped.size() >= autoTop || autoStopped.count(site) ||
@@ -91,9 +95,8 @@ void ChopClient::autoChoose(const chop::Site &site) {
     else
       skip[g].insert(v.line);
     std::uint64_t calls = v.whole ? profiler->functionRow(g).calls : profiler->of(s).calls;
-    autoSkipped[s] = calls;
-    autoReasons[s] = std::string(v.reason);
-    klee::klee_message("pspa chop: --skip-functions=auto: %s is skipped from its call %llu on: %s", siteName(s).c_str(),
+    autoSkipped[s] = {calls, std::string(v.reason)};
+    klee::klee_message("pspa chop: --skip-functions=auto: %s is skipped from its call %llu on: %s", chop::siteName(s).c_str(),
                        static_cast<unsigned long long>(calls + 1), std::string(v.reason).c_str());
   }
 }

@@ -191,9 +191,13 @@ private:
   /// skips (with the call count then), those it stopped skipping (why).
   std::unique_ptr<chop::Profiler> profiler;
   unsigned autoTop = 0;
-  std::map<chop::Site, std::uint64_t> autoSkipped;
+  struct AutoSkip {
+    std::uint64_t calls;                    // the unit's calls before its first skip
+    std::string reason;                     // the ranking's
+    std::uint64_t judgedRecoveries = ~0ull; // its recoveries when the stop rule last said go on
+  };
+  std::map<chop::Site, AutoSkip> autoSkipped;
   std::map<chop::Site, std::string> autoStopped;
-  std::map<chop::Site, std::string> autoReasons;
   std::uint64_t rankedAt = ~0ull, ranks = 0, callsSinceRank = 0;
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,

@@ -36,8 +36,8 @@ constexpr std::uint64_t MaxStampedBytes = 1 << 20;
 constexpr std::uint64_t ColdAnalyses = 4;
 } // namespace
 
-Profiler::Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool forkedOnly)
-    : host(host), refuse(std::move(refuse)), sample(sample), forkedOnly(forkedOnly),
+Profiler::Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool payingOnly)
+    : host(host), refuse(std::move(refuse)), sample(sample), payingOnly(payingOnly),
       skipCost(pspa::skip_cost()), start(std::chrono::steady_clock::now()) {}
 
 const std::string &Profiler::excluded(llvm::Function *f) {
@@ -67,7 +67,7 @@ void Profiler::callRuns(CallSite &c, const CallAnalysis &given, const std::funct
   // The sample: the first `sample` calls, then every 16th up to four times as many, so
   // that later calls (other paths, other phases of the run) are seen too.
   else if ((fp.analysed < sample || (fp.calls % 16 == 0 && fp.analysed < 4 * sample)) &&
-           (!forkedOnly || mayPay(fp)) && excluded(c.f).empty()) {
+           (!payingOnly || mayPay(fp)) && excluded(c.f).empty()) {
     ++fp.analysed;
     ++analyses;
     if (given.analysed) {
@@ -184,7 +184,7 @@ void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const
   for (std::size_t i = 0; i < p.watches.size();) {
     Watch &w = p.watches[i];
     bool read = false;
-    if (mo->id < w.firstNew && !inside(p, w.site)) {
+    if (mo->id < w.firstNew) {
       if (!isWrite) {
         // Bytes the path wrote after the return hide the call's: not a recovery.
         bool hidden = false;
@@ -198,7 +198,8 @@ void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const
         read = mayWrite(w, mo, 0, 0, false); // which bytes it overwrites is not known
       }
     }
-    if (read)
+    // Inside a later call of the same site it is no reader (asked last: a frame walk).
+    if (read && !inside(p, w.site))
       settle(p, i, true, state.steppedInstructions, ki);
     else
       ++i;

@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "llvm/IR/Function.h"
+
 namespace pspa_plugin::chop {
 
 /// A call site: the function called and the source line of the call (0: unknown). The
@@ -29,6 +31,10 @@ using Site = std::pair<llvm::Function *, unsigned>;
 /// The line of a Site that stands for every call of its function (--skip-functions=auto's
 /// whole-function choice).
 constexpr unsigned EveryCall = ~0u;
+/// `F`, or `F:LINE`, as --skip-functions takes it.
+inline std::string siteName(const Site &s) {
+  return s.first->getName().str() + (s.second && s.second != EveryCall ? ":" + std::to_string(s.second) : "");
+}
 
 /// A site's counters (the fields of pspa::skips::FunctionProfile).
 struct FunctionProfile {
@@ -48,10 +54,10 @@ struct FunctionProfile {
 class Profiler {
 public:
   /// `refuse(f)`: why `f` can never be skipped ("" if it can), asked once per function.
-  /// `sample`: calls analysed per function; `forkedOnly`: analyse only functions whose
+  /// `sample`: calls analysed per function; `payingOnly`: analyse only functions whose
   /// calls so far may pay back a skip (`mayPay`: online, where analyses cost the run's
   /// time).
-  Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool forkedOnly);
+  Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool payingOnly);
 
   /// A call of defined `f` runs on an ordinary path (not a recovery); `pending`: the
   /// skipped calls' answers pending on the path (an analysis joins them).
@@ -143,7 +149,7 @@ private:
   Host &host;
   std::function<std::string(llvm::Function *)> refuse;
   unsigned sample;
-  bool forkedOnly;
+  bool payingOnly;
   double skipCost;
   PerState<Path> paths;
   std::map<Site, FunctionProfile> sites;

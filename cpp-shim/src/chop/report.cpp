@@ -19,10 +19,10 @@ std::string ChopClient::autoNote(const std::string &name) const {
   // Per call site: `L: skipped from call N: why` or `L: skipped, then run again: why`.
   std::string note;
   llvm::Function *f = module->getFunction(name);
-  for (auto &[s, calls] : autoSkipped)
+  for (auto &[s, a] : autoSkipped)
     if (s.first == f)
       note += (note.empty() ? "" : "; ") + (s.second == chop::EveryCall ? "every call" : std::to_string(s.second)) + ": skipped from call " +
-              std::to_string(calls + 1) + ": " + autoReasons.at(s);
+              std::to_string(a.calls + 1) + ": " + a.reason;
   for (auto &[s, why] : autoStopped)
     if (s.first == f)
       note += (note.empty() ? "" : "; ") + (s.second == chop::EveryCall ? "every call" : std::to_string(s.second)) +
@@ -110,23 +110,20 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                                          {"unfinished_paths", profiler->unfinishedPaths}};
   }
   if (autoTop) {
-    auto name = [](const chop::Site &s) {
-      return s.first->getName().str() +
-             (s.second && s.second != chop::EveryCall ? ":" + std::to_string(s.second) : "");
-    };
+    auto name = chop::siteName;
     std::string skipped, stopped;
-    llvm::json::Array a, b;
-    for (auto &[s, calls] : autoSkipped) {
-      skipped += (skipped.empty() ? "" : ", ") + name(s) + " (from call " + std::to_string(calls + 1) + ")";
-      a.push_back(name(s));
+    llvm::json::Array skippedJson, stoppedJson;
+    for (auto &[s, a] : autoSkipped) {
+      skipped += (skipped.empty() ? "" : ", ") + name(s) + " (from call " + std::to_string(a.calls + 1) + ")";
+      skippedJson.push_back(name(s));
     }
     for (auto &[s, why] : autoStopped) {
       stopped += (stopped.empty() ? "" : ", ") + name(s) + " (" + why + ")";
-      b.push_back(name(s));
+      stoppedJson.push_back(name(s));
     }
     llvm::errs() << "KLEE: done: pspa chop auto: skipped = " << (skipped.empty() ? "none" : skipped)
                  << "; skipped, then run again = " << (stopped.empty() ? "none" : stopped) << "\n";
-    chopJson["auto"] = llvm::json::Object{{"skipped", std::move(a)}, {"stopped", std::move(b)}};
+    chopJson["auto"] = llvm::json::Object{{"skipped", std::move(skippedJson)}, {"stopped", std::move(stoppedJson)}};
   }
   json["chop"] = std::move(chopJson);
   auto out = handler.openOutputFile("chop.csv");
