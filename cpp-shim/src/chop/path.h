@@ -4,6 +4,7 @@
 #pragma once
 
 #include "clients.h"
+#include "stamps.h"
 
 #include "lib/Core/ExecutionState.h"
 #include "lib/Core/Memory.h"
@@ -24,12 +25,12 @@ namespace pspa_plugin::chop {
 /// than pending skip q (written after q's call in program order) iff its stamp > q's seq.
 /// Shared between a path, its forks and its snapshots until one of them writes it.
 using Stamps = std::vector<unsigned>;
-using StampMap = std::map<const klee::MemoryObject *, std::shared_ptr<Stamps>>;
+using StampMap = StampTable<const klee::MemoryObject *>;
 
 /// Whether byte `i` of `mo` was written after the skip numbered `seq`, per `m`.
 inline bool newerIn(const StampMap &m, unsigned seq, const klee::MemoryObject *mo, std::uint64_t i) {
-  auto it = m.find(mo);
-  return it != m.end() && i < it->second->size() && (*it->second)[i] > seq;
+  const Stamps *st = m.find(mo);
+  return st && i < st->size() && (*st)[i] > seq;
 }
 
 /// A path stops waiting on a skipped call's result: KLEE asks beforeInstruction while
@@ -139,21 +140,21 @@ struct PathState {
   /// The oldest stamp among bytes [off, off + n) of `mo` (0: one was never written): the
   /// bytes were all written after pending skip q's call iff it is > q's seq.
   unsigned minStamp(const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t n) const {
-    auto it = stamps.find(mo);
-    if (it == stamps.end())
+    const Stamps *st = stamps.find(mo);
+    if (!st)
       return 0;
     unsigned m = std::numeric_limits<unsigned>::max();
     for (std::uint64_t i = off; i < off + n; ++i)
-      m = std::min(m, i < it->second->size() ? (*it->second)[i] : 0u);
+      m = std::min(m, i < st->size() ? (*st)[i] : 0u);
     return m;
   }
   /// Whether any byte of `mo` was written after `q`'s call.
   bool anyNewer(const Pending &q, const klee::MemoryObject *mo) const {
-    auto it = stamps.find(mo);
-    if (it == stamps.end())
+    const Stamps *st = stamps.find(mo);
+    if (!st)
       return false;
-    for (unsigned st : *it->second)
-      if (st > q.snap->seq)
+    for (unsigned b : *st)
+      if (b > q.snap->seq)
         return true;
     return false;
   }
@@ -170,12 +171,7 @@ struct PathState {
       stamp = pending.empty() ? 0 : pending.back().snap->seq + 1;
     if (stamp == 0)
       return; // no pending skip: nothing it could be newer than
-    std::shared_ptr<Stamps> &slot = stamps[mo];
-    if (!slot)
-      slot = std::make_shared<Stamps>();
-    else if (slot.use_count() > 1)
-      slot = std::make_shared<Stamps>(*slot); // shared with a fork or a snapshot: copy first
-    Stamps &st = *slot;
+    Stamps &st = stamps.own(mo); // copied first if a fork or a snapshot shares it
     if (st.size() < mo->size)
       st.resize(mo->size, 0);
     for (std::uint64_t i = off; i < off + n && i < mo->size; ++i)

@@ -180,7 +180,7 @@ void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const
   std::uint64_t off = ce ? ce->getZExtValue() : 0;
   if (ownFrameOnly)
     return; // no call writes it, and reading it never recovers one
-  auto st = p.stamps.find(mo->id);
+  const std::vector<unsigned> *st = p.stamps.find(mo->id);
   for (std::size_t i = 0; i < p.watches.size();) {
     Watch &w = p.watches[i];
     bool read = false;
@@ -188,10 +188,10 @@ void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const
       if (!isWrite) {
         // Bytes the path wrote after the return hide the call's: not a recovery.
         bool hidden = false;
-        if (ce && st != p.stamps.end()) {
+        if (ce && st) {
           hidden = true;
           for (std::uint64_t b = off; b < off + bytes && hidden; ++b)
-            hidden = b < st->second->size() && (*st->second)[b] >= w.stamp;
+            hidden = b < st->size() && (*st)[b] >= w.stamp;
         }
         read = !hidden && mayWrite(w, mo, off, bytes, ce != nullptr);
       } else if (!ce) {
@@ -206,15 +206,13 @@ void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const
   }
   if (!isWrite || p.watches.empty() || mo->size > MaxStampedBytes)
     return;
-  std::shared_ptr<std::vector<unsigned>> &slot = p.stamps[mo->id];
-  if (!slot)
-    slot = std::make_shared<std::vector<unsigned>>(mo->size, 0);
-  else if (slot.use_count() > 1)
-    slot = std::make_shared<std::vector<unsigned>>(*slot); // shared with a fork: copy first
-  assert(slot->size() == mo->size && "stamps are per object id: one size");
+  std::vector<unsigned> &slot = p.stamps.own(mo->id); // copied first if a fork shares it
+  if (slot.empty())
+    slot.resize(mo->size, 0);
+  assert(slot.size() == mo->size && "stamps are per object id: one size");
   std::uint64_t from = ce ? off : 0, to = ce ? std::min<std::uint64_t>(off + bytes, mo->size) : mo->size;
   for (std::uint64_t b = from; b < to; ++b)
-    (*slot)[b] = p.clock;
+    slot[b] = p.clock;
 }
 
 void Profiler::freed(klee::ExecutionState &state, const klee::MemoryObject *mo) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include "clients.h"
+#include "stamps.h"
 
 #include <chrono>
 #include <cstdint>
@@ -135,7 +136,7 @@ private:
     /// Per object, the stamp of each byte's last write (0: before any watch), kept while
     /// the path watches something; shared with forks until one writes.
     /// By object id, not address: a freed object's address comes back for another object.
-    std::unordered_map<std::uint64_t, std::shared_ptr<std::vector<unsigned>>> stamps;
+    StampTable<std::uint64_t> stamps;
     unsigned clock = 0;
   };
   void pop(klee::ExecutionState &state, Path &p);
