@@ -7,7 +7,8 @@
 # KLEE), cost (the analysis' cost inside KLEE), check (--pspa-check: accesses outside
 # mod/ref, answer sizes), table7 (resolution pruning), table6 (WIT colours), figure4
 # (chopping: recoveries per path, random skip sets), table5, table4, table2 (chopping: all-path
-# time, CVEs, coverage in a time budget), bitcodes (just build the programs), all. Installs
+# time, CVEs, coverage in a time budget), autowide (--skip-functions=auto on m4, make and
+# SQLite against KLEE alone), bitcodes (just build the programs), all. Installs
 # its Python tools (snakemake, wllvm, matplotlib: experiments/requirements.txt) into the
 # git-ignored .venv/experiments, then runs experiments/Snakefile from the repository root.
 # Results: experiments/results/.
@@ -35,7 +36,7 @@ case " $* " in
   *) ./scripts/setup.sh --experiments ;;  # apt: autotools, tcl, dpkg-dev, ...
 esac
 venv_ready || ./scripts/setup.sh --locked "$0" --install-venv
-[ $# -ge 1 ] || { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 target="$1"; shift
 cores=2; args=()
 while [ $# -gt 0 ]; do

@@ -57,6 +57,11 @@ pub struct FunctionProfile {
     /// The analysed calls `analysis_s` covers.
     #[serde(default)]
     pub warm_analyses: u64,
+    /// Followed calls whose skip would have been analysed: chopping analyses a skipped call
+    /// only when its path touches an object that existed at the call (or uses its result),
+    /// so a call nothing touches after costs no analysis. None (an older profile): all.
+    #[serde(default)]
+    pub analysis_needed: Option<u64>,
     /// Why it can never be skipped (empty: it can).
     #[serde(default)]
     pub excluded: String,
@@ -231,6 +236,14 @@ fn rate(run: &RunInfo) -> f64 {
     }
 }
 
+/// The share of `f`'s skips that would be analysed (see `analysis_needed`).
+fn analysed_share(f: &FunctionProfile) -> f64 {
+    match f.analysis_needed {
+        Some(n) if f.watched > 0 => (n as f64 / f.watched as f64).min(1.0),
+        _ => 1.0,
+    }
+}
+
 /// Expected net gain of skipping every call of `f` when a share `read` of them is recovered.
 pub fn gain(f: &FunctionProfile, run: &RunInfo, read: f64, o: &RankOptions) -> f64 {
     if f.calls == 0 {
@@ -239,7 +252,7 @@ pub fn gain(f: &FunctionProfile, run: &RunInfo, read: f64, o: &RankOptions) -> f
     let calls = f.calls as f64;
     let saved_per_call = (f.instructions + f.path_instructions) as f64 / calls;
     let analysis_per_call = if f.warm_analyses > 0 {
-        f.analysis_s / f.warm_analyses as f64 * rate(run)
+        f.analysis_s / f.warm_analyses as f64 * rate(run) * analysed_share(f)
     } else {
         0.0
     };
@@ -849,6 +862,43 @@ mod tests {
         );
         assert!(stop_reason(&f, &RUN, 10, 6, &o).is_some());
         assert!(stop_reason(&f, &RUN, 10, 0, &o).is_none());
+    }
+
+    /// Chopping analyses a skip only when its path touches an object older than the call:
+    /// of 8 followed calls, 2 did, so a quarter of the analysis time is charged. A driver's
+    /// last call (nothing touched after) costs no analysis however long its analysis takes.
+    #[test]
+    fn analysis_is_charged_for_the_skips_that_would_be_analysed() {
+        let f = FunctionProfile {
+            calls: 10,
+            instructions: 10_000,
+            path_instructions: 30_000,
+            analysis_s: 0.020, // 4 ms an analysis: 4,000 instructions at 1M/s
+            warm_analyses: 5,
+            watched: 8,
+            unread: 8,
+            analysis_needed: Some(2),
+            ..row("f")
+        };
+        let o = RankOptions::default();
+        assert_eq!(
+            gain(&f, &RUN, 0.0, &o),
+            10.0 * (4_000.0 - 4_000.0 * 0.25 - 2_000.0)
+        );
+        let untouched = FunctionProfile {
+            analysis_needed: Some(0),
+            ..f.clone()
+        };
+        assert_eq!(gain(&untouched, &RUN, 0.0, &o), 10.0 * (4_000.0 - 2_000.0));
+        // an older profile, without the column: every skip is charged
+        let old = FunctionProfile {
+            analysis_needed: None,
+            ..f
+        };
+        assert_eq!(
+            gain(&old, &RUN, 0.0, &o),
+            10.0 * (4_000.0 - 4_000.0 - 2_000.0)
+        );
     }
 
     /// Only the top N are proposed.

@@ -11,6 +11,7 @@
   tables.py figure4 RES PROG...   chopping: recoveries per path over random skip sets, SPA/PSPA
   tables.py table5 RES PROG...    chopping: all-path time vanilla/SPA/PSPA, errors and replays checked
   tables.py table4 RES CVE...     chopping: time to each CVE's location, SPA/PSPA, with/without its searcher
+  tables.py autowide RES PROG...  --skip-functions=auto against KLEE alone in a time budget: paths, coverage
 
 Each writes RES/NAME.csv, RES/NAME.md and RES/NAME.png. A run directory is
 RES/runs/PROG/RUN/ with klee/ (KLEE's output directory), klee.log (its stderr) and
@@ -25,6 +26,7 @@ point (the plugin's `pspa wit: colours computed at the call of F`, not in pspa.s
 `KLEE: done: recovery states` and `created snapshots` are the plugin's (Chopper's names).
 """
 import csv
+import glob
 import json
 import os
 import re
@@ -674,10 +676,6 @@ def figure4(res, progs):
     write(res, "figure4", header, rows, notes + "\n".join(summary) + "\n")
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for j, p in enumerate(progs):
-        for k, (mode, mark) in enumerate((("spa", "s"), ("pspa", "D"))):
-            if (p, mode) in hand:
-                ax.scatter([j + (k - 0.25) * 0.4 - 0.08], [hand[(p, mode)] or 1.05 * v], marker=mark, facecolors="none",
-                           edgecolors="C%d" % k, label=f"{mode.upper()} hand-chosen" if j == 0 else None)
         for k, (mode, mark) in enumerate((("spa", "o"), ("pspa", "x"))):
             ys = [x for x in per.get((p, mode), []) if x is not None]
             xs = [j + (k - 0.5) * 0.3 + (t - len(ys) / 2) * 0.02 for t in range(len(ys))]
@@ -813,8 +811,8 @@ def table5(res, progs):
                          r.get("pspa_share"), r.get("reuse_ratio"), skip])
             if name.endswith("-hand"):
                 hand[(p, name.split("-")[0])] = r["wall"] if complete else None
-            elif name == "pspa-auto":
-                hand[(p, "auto")] = r["wall"] if complete else None
+            elif name in ("pspa-auto", "pspa-profiled"):
+                hand[(p, name.split("-")[1])] = r["wall"] if complete else None
             elif name != "vanilla":
                 fig.setdefault((p, name.split("-")[0]), []).append(r["wall"] if complete else None)
         line = [f"{p}: vanilla {mmss(base['wall'])}" + ("" if base["complete"] else " (did not finish)")]
@@ -822,24 +820,27 @@ def table5(res, progs):
         if timed and "vanilla" in timed:
             v = timed["vanilla"]
             parts = [f"hand-chosen set, back to back ({len(v['walls'])} runs each, medians): vanilla {v['wall']:.2f} s"]
-            for name, label in (("spa-hand", "SPA"), ("pspa-hand", "PSPA"), ("pspa-auto", "PSPA with the automatic choice")):
+            for name, label in (("spa-hand", "SPA"), ("pspa-hand", "PSPA"), ("pspa-auto", "PSPA with the automatic choice"),
+                                ("pspa-profiled", "PSPA with the profiled choice")):
                 t = timed.get(name)
                 if t:
                     parts.append(f"{label} {t['wall']:.2f} s ({v['wall'] / t['wall']:.2f}x faster; analysis "
                                  f"{t['share']:.2f} %, RSS {t['rss']:.0f} MB against {v['rss']:.0f} MB)")
-            if timed.get("pspa-auto") and timed.get("pspa-hand"):
-                parts.append(f"automatic against hand-chosen PSPA: {timed['pspa-auto']['wall'] / timed['pspa-hand']['wall']:.2f}x "
-                             "the time")
+            for name, label in (("pspa-auto", "automatic"), ("pspa-profiled", "profiled")):
+                if timed.get(name) and timed.get("pspa-hand"):
+                    parts.append(f"{label} against hand-chosen PSPA: "
+                                 f"{timed[name]['wall'] / timed['pspa-hand']['wall']:.2f}x the time")
             paths = sorted({n for t in timed.values() for n in t["paths"]})
             parts.append(f"paths {', '.join(map(str, paths))}"
                          + ("" if len(paths) == 1 else " (differ: see the runs)")
                          + ("; a run hit the time limit" if any(t["timed_out"] for t in timed.values()) else "")
                          + f"; other work on the machine at most {max(t['other'] or 0 for t in timed.values()):.1f} CPU s")
             line.append("; ".join(parts))
-        for mode in ("spa", "pspa", "auto"):
+        for mode in ("spa", "pspa", "auto", "profiled"):
             if (p, mode) in hand:
                 w = hand[(p, mode)]
-                what = "automatic choice PSPA" if mode == "auto" else f"hand-chosen set {mode.upper()}"
+                what = {"auto": "automatic choice PSPA", "profiled": "profiled choice PSPA"}.get(
+                    mode, f"hand-chosen set {mode.upper()}")
                 line.append(f"{what} " + (mmss(w) if w is not None else "did not finish")
                             + (f" ({base['wall'] / w:.1f}x faster than vanilla)" if w and base["complete"] else ""))
         for mode in ("spa", "pspa"):
@@ -853,7 +854,9 @@ def table5(res, progs):
              "explores completely; skip sets: the program's hand-chosen set (`hand`, config.yaml `table5_skip`, "
              "chosen from the vanilla run's profile: experiments/scripts/profile.py), and 10 library functions that "
              "vanilla run reached, chosen at random (seed = set), each run with SPA and with PSPA mod sets; and "
-             "`--skip-functions=auto` (PSPA-auto: the call sites chosen during the run, docs/skips.md); DFS, the "
+             "`--skip-functions=auto` (PSPA-auto: the call sites chosen during the run, docs/skips.md); the set "
+             "`pspa skips` proposes from a profile run of `table5_profile_time` seconds with nothing skipped "
+             "(PSPA-profiled; the profile run's time is not counted); DFS, the "
              "same time limit (`table5_time`), no "
              "instruction budget. Paths: completed and partially completed. Errors: KLEE's .err files as file:line: "
              "kind; a chopped run that explored every path must report vanilla's. Tests replay on the program "
@@ -873,6 +876,9 @@ def table5(res, progs):
         if (p, "auto") in hand:
             ax.scatter([j + 0.35], [hand[(p, "auto")] or 1.05 * v], marker="*", color="C2",
                        label="PSPA automatic choice" if j == 0 else None)
+        if (p, "profiled") in hand:
+            ax.scatter([j + 0.42], [hand[(p, "profiled")] or 1.05 * v], marker="P", color="C3",
+                       label="PSPA profiled choice" if j == 0 else None)
         for k, (mode, mark) in enumerate((("spa", "o"), ("pspa", "x"))):
             ws = fig.get((p, mode), [])
             xs = [j + (k - 0.25) * 0.4 + t * 0.04 for t in range(len(ws))]
@@ -933,9 +939,83 @@ def table4(res, cves):
     fig.savefig(os.path.join(res, "table4.png"), dpi=100)
 
 
+# The files of a run.istats that are not the program's: uclibc, KLEE's POSIX runtime, the
+# pipeline's drivers, and instructions without debug information.
+NOT_THE_PROGRAM = ("libc/", "./", "src/runtime/", "experiments/drivers/")
+
+
+def istats_lines(path):
+    """KLEE's own line coverage (run.istats, callgrind format, `positions: instr line`, first
+    event Icov): {(file, line): (function, covered)} over the program's source files. The cost
+    line after a `calls=` line is the call's inclusive cost, not an instruction's: skipped."""
+    out, fl, fn, after_call = {}, None, None, False
+    with open(path) as f:
+        for raw in f:
+            if raw.startswith("fl="):
+                fl = raw[3:].strip()
+            elif raw.startswith("fn="):
+                fn = raw[3:].strip()
+            elif raw.startswith("calls="):
+                after_call = True
+            elif raw[:1].isdigit():
+                if after_call:
+                    after_call = False
+                    continue
+                if not fl or fl.startswith(NOT_THE_PROGRAM):
+                    continue
+                fields = raw.split()
+                key = (fl, int(fields[1]))
+                covered = int(fields[2]) > 0
+                old = out.get(key)
+                out[key] = (fn, covered or (old is not None and old[1]))
+    return out
+
+
+AW_SEARCHES = ["dfs", "random-path"]
+
+
+def autowide(res, progs):
+    """--skip-functions=auto against KLEE alone on the programs without hand-chosen sets
+    (runs/PROG/aw-{vanilla,pspa-auto}-SEARCH): the same time budget, each run alone."""
+    header = ["program", "search", "run", "paths", "tests", "instructions", "errors", "lines covered", "lines",
+              "line coverage", "analysis share", "automatic choice"]
+    rows, summary = [], []
+    for p in progs:
+        for search in AW_SEARCHES:
+            rs = {m: run(res, p, f"aw-{m}-{search}", m != "vanilla") for m in ("vanilla", "pspa-auto")}
+            auto = rs["pspa-auto"]["stats"]["chop"]["auto"]
+            # lines of the functions auto skipped at any point leave both counts, as Table 2
+            # leaves out the skipped functions' lines
+            skipped = {u.split(":")[0] for u in auto["skipped"] + auto["stopped"]}
+            cov = {}
+            for m, r in rs.items():
+                lines = {k: c for k, (fn, c) in istats_lines(os.path.join(r["dir"], "klee", "run.istats")).items()
+                         if fn not in skipped}
+                cov[m] = (sum(lines.values()), len(lines))
+                rows.append([p, search, "KLEE alone" if m == "vanilla" else "PSPA, automatic choice",
+                             r["completed"] + r["partial"], r["tests"], r["instructions"],
+                             len(glob.glob(os.path.join(r["dir"], "klee", "*.err"))), cov[m][0], cov[m][1],
+                             printed(100.0 * cov[m][0] / cov[m][1] if cov[m][1] else 0.0, 2),
+                             r.get("pspa_share"), auto_choice(r) if m != "vanilla" else "-"])
+            v, a = rs["vanilla"], rs["pspa-auto"]
+            pv, pa = v["completed"] + v["partial"], a["completed"] + a["partial"]
+            summary.append(f"{p} {search}: paths {pa:,} against {pv:,} ({pa / pv if pv else 0:.2f}x), line coverage "
+                           f"{100.0 * cov['pspa-auto'][0] / max(cov['pspa-auto'][1], 1):.2f} % against "
+                           f"{100.0 * cov['vanilla'][0] / max(cov['vanilla'][1], 1):.2f} %")
+    notes = ("Each program's driver and arguments (config.yaml), KLEE alone and with `--skip-functions=auto` "
+             "(PSPA), `table2_time` seconds each, no instruction budget, each run alone on the machine. Paths: "
+             "completed and partially completed. Errors: KLEE's .err files. Line coverage: KLEE's own "
+             "(run.istats: a line is covered when one of its instructions ran), over the program's source files "
+             "(not uclibc, KLEE's runtime or the driver), leaving out in both runs the functions the automatic "
+             "choice skipped at any point. These programs have no hand-chosen set and no native build, so tests "
+             "are not replayed.\n\n")
+    write(res, "autowide", header, rows, notes + "\n".join(summary) + "\n")
+
+
 if __name__ == "__main__":
     tables = {"table1": table1, "table3": table3, "drivers": drivers, "cost": cost, "check": check,
-              "table7": table7, "table6": table6, "figure4": figure4, "table5": table5, "table4": table4, "table2": table2}
+              "table7": table7, "table6": table6, "figure4": figure4, "table5": table5, "table4": table4, "table2": table2,
+              "autowide": autowide}
     if len(sys.argv) < 4 or sys.argv[1] not in tables:
         sys.exit(__doc__)
     tables[sys.argv[1]](sys.argv[2], sys.argv[3:])

@@ -108,6 +108,7 @@ void Profiler::pop(klee::ExecutionState &state, Path &p) {
     if (fr.resultUsed) {
       ++fp.watched;
       ++fp.read;
+      ++fp.analysisNeeded; // recovered at the use
       ++changes;
     } else if (fr.answer) {
       if (p.watches.size() >= MaxWatches) {
@@ -131,6 +132,8 @@ void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now, cons
   FunctionProfile &fp = sites[w.site];
   ++fp.watched;
   ++changes;
+  if (read || w.touched)
+    ++fp.analysisNeeded;
   if (read) {
     ++fp.read;
     fp.readAfter += now - w.returnedAt;
@@ -185,6 +188,7 @@ void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const
     Watch &w = p.watches[i];
     bool read = false;
     if (mo->id < w.firstNew) {
+      w.touched = true;
       if (!isWrite) {
         // Bytes the path wrote after the return hide the call's: not a recovery.
         bool hidden = false;
@@ -328,6 +332,7 @@ pspa::ProfileRow Profiler::row(const Site &site) {
                           fp.unread,
                           fp.analysisSeconds,
                           fp.warmAnalyses,
+                          fp.analysisNeeded,
                           rust::String::lossy(fp.stopped.empty() ? excluded(f) : fp.stopped),
                           rust::String::lossy(callers),
                           rust::String::lossy(readAt),
@@ -351,6 +356,7 @@ pspa::ProfileRow Profiler::functionRow(llvm::Function *f) {
     sum.unread += r.unread;
     sum.analysis_s += r.analysis_s;
     sum.warm_analyses += r.warm_analyses;
+    sum.analysis_needed += r.analysis_needed;
   }
   return sum;
 }

@@ -40,7 +40,8 @@ inline std::string siteName(const Site &s) {
 /// A site's counters (the fields of pspa::skips::FunctionProfile).
 struct FunctionProfile {
   std::uint64_t calls = 0, resultUsed = 0, instructions = 0, forks = 0, pathInstructions = 0, analysed = 0,
-                modLocations = 0, watched = 0, read = 0, unread = 0, readAfter = 0, warmAnalyses = 0;
+                modLocations = 0, watched = 0, read = 0, unread = 0, readAfter = 0, warmAnalyses = 0,
+                analysisNeeded = 0;
   double analysisSeconds = 0;
   std::map<llvm::Function *, std::uint64_t> callers;
   std::map<std::string, std::uint64_t> readAt; // the first eight places, counted
@@ -127,6 +128,11 @@ private:
     /// answer_may_write for a whole object, by id (asked once per object and watch).
     std::shared_ptr<std::unordered_map<std::uint64_t, bool>> anyOf;
     std::uint64_t seq = 0; // frames pushed after it have larger seqs
+    /// The path touched an object that existed at the call: a skip of it would have been
+    /// analysed then (chopping analyses a skipped call at such an access, not before).
+    /// Accesses inside later calls of the same site count too (no frame walk per access):
+    /// that errs towards charging the analysis.
+    bool touched = false;
   };
   struct Path {
     std::vector<Frame> frames;
