@@ -7,6 +7,8 @@
 #include "pspa-klee/src/lib.rs.h"
 
 #include "klee/Core/Plugin.h"
+#include "klee/Solver/SolverStats.h"
+#include "klee/Statistics/Statistic.h"
 #include "klee/Expr/Expr.h"
 
 #include "lib/Core/Memory.h"
@@ -38,6 +40,24 @@ namespace pspa_plugin {
 /// An analysed call's answer, shared by the states that fork after the call.
 using Answer = std::shared_ptr<rust::Box<pspa::CallAnswer>>;
 
+/// The plugin's own solver queries (PspaOwnQueries, pspa-stats.json `analysis.own_queries`).
+klee::Statistic &ownQueriesStat();
+
+/// Counts the solver queries made in its scope as the plugin's own. KLEE's Queries holds
+/// them too; the patch leaves those made inside the plugin's hooks out of ResolveQueries, so
+/// this is where a resolution run shows what the analysis asked (reading a state's
+/// symbolic pointers resolves them).
+class OwnQueries {
+public:
+  OwnQueries() : start(klee::stats::queries.getValue()) {}
+  ~OwnQueries() { ownQueriesStat() += klee::stats::queries.getValue() - start; }
+  OwnQueries(const OwnQueries &) = delete;
+  OwnQueries &operator=(const OwnQueries &) = delete;
+
+private:
+  std::uint64_t start;
+};
+
 class Host {
 public:
   virtual ~Host() = default;
@@ -48,6 +68,7 @@ public:
   /// The plugin's own solver chain. KLEE's chain caches counterexamples, and a cached one
   /// can become the example of a later resolution or branch: queries the plugin put there
   /// would change the paths KLEE explores, and so what the clients are compared on.
+  /// Each use sits in an OwnQueries scope.
   virtual klee::TimingSolver &ownSolver() = 0;
   /// Analyse the call of `f` (instruction `ki`, arguments `args`) from `state`, which may
   /// be a state KLEE does not run (a snapshot); null if the analysis failed. `pending`:

@@ -63,6 +63,7 @@ klee::Statistic statAnalyses("PspaAnalyses", "PSan");
 klee::Statistic statReuses("PspaReuses", "PSre");
 klee::Statistic statFailures("PspaFailures", "PSfail");
 klee::Statistic statTime("PspaTime", "PStime");
+klee::Statistic statOwnQueries("PspaOwnQueries", "PSQ");
 
 /// Whether `f`'s debug-info source file is selected by one of `prefixes` (see
 /// --pspa-analyze-files). Functions without debug info are never selected.
@@ -444,10 +445,12 @@ extern "C" void klee_plugin_init() {
     klee::klee_error("pspa: the plugin is loaded twice (--plugin and KLEE_PLUGINS name it more than once)");
   thePlugin = new PspaPlugin();
   klee::registerPlugin(thePlugin);
-  for (klee::Statistic *s : {&statCalls, &statAnalyses, &statReuses, &statFailures, &statTime})
+  for (klee::Statistic *s : {&statCalls, &statAnalyses, &statReuses, &statFailures, &statTime, &statOwnQueries})
     klee::registerPluginStatistic(s);
   for (klee::Statistic *s : pspa_plugin::resolveStatistics())
     klee::registerPluginStatistic(s);
   for (klee::Statistic *s : pspa_plugin::chopStatistics())
     klee::registerPluginStatistic(s);
 }
+
+klee::Statistic &pspa_plugin::ownQueriesStat() { return statOwnQueries; }

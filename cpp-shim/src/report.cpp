@@ -96,6 +96,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"joined", t.joined},
                                         {"join_failures", t.joinFailures},
                                         {"time_s", t.seconds},
+                                        {"own_queries", ownQueriesStat().getValue()},
                                         {"run_s", t.runSeconds},
                                         {"read_s", s.read_micros / 1e6},
                                         {"check_s", s.check_micros / 1e6},

@@ -291,6 +291,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   // KLEE's scan asks the solver object after object; a wide address could take minutes,
   // and KLEE cannot stop a run while a plugin hook runs: bounded, then unknown.
   auto t0 = std::chrono::steady_clock::now();
+  OwnQueries counted;
   bool incomplete = state.addressSpace.resolve(state, solver, e, rl, PspaMaxResolutions,
                                                klee::time::Span(std::to_string(PspaMaxResolveMillis) + "ms"));
   resolving += std::chrono::steady_clock::now() - t0;

@@ -783,8 +783,10 @@ def table5(res, progs):
               "tests replaying to an outcome vanilla's tests lack", "analysis share", "reuse ratio", "skipped functions"]
     rows, summary, fig, hand = [], [], {}, {}
     for p in progs:
-        # t5-timed holds the hand-chosen sets' timed repetitions (t5_timed), not a run
-        runs = sorted(n[3:] for n in os.listdir(os.path.join(res, "runs", p)) if n.startswith("t5-") and n != "t5-timed")
+        # t5-timed holds the timed repetitions (t5_timed), t5-profile the profiled choice's
+        # profile run: not runs of the table
+        runs = sorted(n[3:] for n in os.listdir(os.path.join(res, "runs", p))
+                      if n.startswith("t5-") and n not in ("t5-timed", "t5-profile"))
         base = None
         for name in ["vanilla"] + [n for n in runs if n != "vanilla"]:
             r = run(res, p, "t5-" + name, name != "vanilla")

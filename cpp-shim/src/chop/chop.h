@@ -7,6 +7,7 @@
 //                the online choice of --skip-functions=auto (auto.cpp)
 //   options.cpp  --skip-functions and the other options; report.cpp the done lines, chop.csv
 //   path.h       what a path keeps, and the ordering rule of its bytes (PathState::written)
+//   stamps.h     the per-byte write stamps a path shares with its forks and snapshots
 #pragma once
 
 #include "chop/path.h"

@@ -239,6 +239,7 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     // heap of thousands of objects once held make's run for minutes).
     bool complete = true;
     auto cost = [&](const klee::ResolutionFilter *f) {
+      OwnQueries counted;
       std::uint64_t before = klee::stats::queries.getValue();
       klee::ResolutionList rl;
       complete &= !state.addressSpace.resolve(state, solver, address, rl, 0, klee::time::Span("1s"), f);
@@ -266,6 +267,9 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     if (PspaResolveValidate) {
       bool feasible = false;
       ++validationQueries;
+      // Asked inside KLEE's scan: ResolveQueries holds it too (validation runs are checks,
+      // not counts).
+      OwnQueries counted;
       if (solver->mayBeTrue(state.constraints, mo->getBoundsCheckPointer(address), feasible,
                             state.queryMetaData) &&
           feasible) {
