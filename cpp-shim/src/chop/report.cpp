@@ -122,8 +122,12 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
       stoppedJson.push_back(name(s));
     }
     llvm::errs() << "KLEE: done: pspa chop auto: skipped = " << (skipped.empty() ? "none" : skipped)
-                 << "; skipped, then run again = " << (stopped.empty() ? "none" : stopped) << "\n";
-    chopJson["auto"] = llvm::json::Object{{"skipped", std::move(skippedJson)}, {"stopped", std::move(stoppedJson)}};
+                 << "; skipped, then run again = " << (stopped.empty() ? "none" : stopped) << "; rankings = " << ranks
+                 << " (" << llvm::format("%.3f", rankSeconds) << " s)\n";
+    chopJson["auto"] = llvm::json::Object{{"skipped", std::move(skippedJson)},
+                                          {"stopped", std::move(stoppedJson)},
+                                          {"rankings", ranks},
+                                          {"rank_s", rankSeconds}};
   }
   json["chop"] = std::move(chopJson);
   auto out = handler.openOutputFile("chop.csv");
