@@ -20,9 +20,11 @@ namespace {
 /// a ranking builds every site's row.
 constexpr std::uint64_t RankEvery = 64;
 constexpr std::uint64_t EagerRanks = 64;
-/// (Rankings are counted and timed, `rank_s`: SQLite's 1,500 sites took 4.5 ms a ranking,
-/// 1.3 % of a 60 s run. Not bounded by time, so that a run's choices do not depend on
-/// the machine's speed.)
+/// And only once the run has executed this many instructions per profiled site since the
+/// last ranking: a ranking's cost grows with the sites (libosip's 289 took 1.4 ms each,
+/// 3,125 rankings 15 % of the run; SQLite's 1,500, 4.5 ms). Counted in instructions, not
+/// time, so that a run's choices do not depend on the machine's speed.
+constexpr std::uint64_t RankInstructionsPerSite = 1000;
 
 } // namespace
 
@@ -67,13 +69,17 @@ void ChopClient::autoChoose(const chop::Site &site) {
       autoStopped.count(chop::Site{site.first, chop::EveryCall}))
     return;
   ++callsSinceRank;
-  if (profiler->changes == rankedAt || (ranks >= EagerRanks && callsSinceRank < RankEvery))
+  if (profiler->changes == rankedAt ||
+      (ranks >= EagerRanks && (callsSinceRank < RankEvery || profiler->runInstructions() <
+                                                                  rankedInstructions + RankInstructionsPerSite * rankedSites)))
     return;
   auto now = std::chrono::steady_clock::now();
   rankedAt = profiler->changes;
   ++ranks;
   callsSinceRank = 0;
   rust::Vec<pspa::ProfileRow> rows = profiler->rows();
+  rankedInstructions = profiler->runInstructions();
+  rankedSites = rows.size();
   rust::Vec<pspa::SkipVerdict> verdicts =
       pspa::rank_skips(rust::Slice<const pspa::ProfileRow>(rows.data(), rows.size()), profiler->runInstructions(),
                        profiler->runSeconds(), autoTop);

@@ -201,6 +201,7 @@ private:
   std::map<chop::Site, std::string> autoStopped;
   std::uint64_t rankedAt = ~0ull, ranks = 0, callsSinceRank = 0;
   double rankSeconds = 0; // spent ranking (reported: the online choice's own cost)
+  std::uint64_t rankedInstructions = 0, rankedSites = 0; // at the last ranking
   std::uint64_t snapshots = 0, recoveries = 0, failedRecoveries = 0, symbolicWriteRecoveries = 0,
                 joinedAnalyses = 0, refusedSkips = 0, invokeCalls = 0, endRecoveries = 0, fallbacks = 0,
                 externalRecoveries = 0, writesAfterFree = 0, freeWriteRecoveries = 0, replayedEffects = 0,
