@@ -862,7 +862,7 @@ def table5(res, progs):
              "chosen from the vanilla run's profile: experiments/scripts/profile.py), and 10 library functions that "
              "vanilla run reached, chosen at random (seed = set), each run with SPA and with PSPA mod sets; and "
              "`--skip-functions=auto` (PSPA-auto: the call sites chosen during the run, docs/skips.md); the set "
-             "`pspa skips` proposes from a profile run of `table5_profile_instructions` with nothing skipped "
+             "`pspa skips` proposes from a profile run of `table5_profile_time` seconds, alone, with nothing skipped "
              "(PSPA-profiled; the profile run's time is not counted); DFS, the "
              "same time limit (`table5_time`), no "
              "instruction budget. Paths: completed and partially completed. Errors: KLEE's .err files as file:line: "
