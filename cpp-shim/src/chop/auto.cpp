@@ -21,8 +21,8 @@ namespace {
 constexpr std::uint64_t RankEvery = 64;
 constexpr std::uint64_t EagerRanks = 64;
 /// And only once the run has executed this many instructions per profiled site since the
-/// last ranking: a ranking's cost grows with the sites (libosip's 289 took 1.4 ms each,
-/// 3,125 rankings 15 % of the run; SQLite's 1,500, 4.5 ms). Counted in instructions, not
+/// last ranking: a ranking's cost grows with the sites (libosip's 289 took about 1.4 ms
+/// each, and it ranked 3,125 times; SQLite's 1,500, about 4.5 ms; single runs). Counted in instructions, not
 /// time, so that a run's choices do not depend on the machine's speed.
 constexpr std::uint64_t RankInstructionsPerSite = 1000;
 

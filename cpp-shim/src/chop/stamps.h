@@ -50,7 +50,6 @@ public:
     map = map.replace({k, Entry{bytes, owner}});
     return *bytes;
   }
-  bool empty() const { return map.empty(); }
   void clear() { map = Map(); }
 
 private:
