@@ -22,11 +22,17 @@
 // BASE: KLEE: done: completed paths = 144
 // RUN: %klee --pspa-resolve --pspa-resolve-compare --output-dir=%t.pspa %t.bc 2>&1 | %FileCheck %s
 // RUN: %klee --pspa-resolve --pspa-resolve-compare --kdalloc=false --output-dir=%t.hpspa %t.bc 2>&1 | %FileCheck %s
-// RUN: %klee --pspa-resolve --pspa-resolve-compare --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s
-// RUN: %klee --pspa-resolve --pspa-resolve-compare --pspa-mode=spa --kdalloc=false --output-dir=%t.hspa %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa resolve: symbolic accesses = {{[1-9][0-9]*}}, candidates skipped = {{[1-9][0-9]*}}, snapshots = {{[1-9][0-9]*}}, mismatches = 0
 // CHECK: KLEE: done: pspa resolve compare: resolutions = {{[1-9][0-9]*}}, queries on the same states pruned = {{[0-9]+}}, unpruned = {{[0-9]+}}, resolutions where pruning asked more = 0
 // CHECK: KLEE: done: completed paths = 144
+// SPA may skip nothing: it skips only objects of other sites than mk's, and whether any lies
+// inside the scanned range depends on the layout (the host's malloc places the few other
+// objects where the process's environment left room; CI's checkout path once left none).
+// RUN: %klee --pspa-resolve --pspa-resolve-compare --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA
+// RUN: %klee --pspa-resolve --pspa-resolve-compare --pspa-mode=spa --kdalloc=false --output-dir=%t.hspa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA
+// SPA: KLEE: done: pspa resolve: symbolic accesses = {{[1-9][0-9]*}}, candidates skipped = {{[0-9]+}}, snapshots = {{[1-9][0-9]*}}, mismatches = 0
+// SPA: KLEE: done: pspa resolve compare: resolutions = {{[1-9][0-9]*}}, queries on the same states pruned = {{[0-9]+}}, unpruned = {{[0-9]+}}, resolutions where pruning asked more = 0
+// SPA: KLEE: done: completed paths = 144
 // Validated: no skipped object was feasible, with either allocator.
 // RUN: %klee --pspa-resolve --pspa-resolve-validate --output-dir=%t.valid %t.bc 2>&1 | %FileCheck %s --check-prefix=VALID
 // RUN: %klee --pspa-resolve --pspa-resolve-validate --kdalloc=false --output-dir=%t.hvalid %t.bc 2>&1 | %FileCheck %s --check-prefix=VALID
