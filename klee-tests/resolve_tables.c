@@ -43,6 +43,18 @@
 // RUN: rm -rf %t.pspa %t.hpspa
 // RUN: %klee --pspa-resolve --output-dir=%t.pspa %t.bc > /dev/null 2>&1
 // RUN: %klee --pspa-resolve --kdalloc=false --output-dir=%t.hpspa %t.bc > /dev/null 2>&1
+// SPA's kept objects include PSPA's (its one mk site covers both tables), so PSPA asks no
+// more than SPA where both prune every resolution: with --pspa-resolve-snapshots=all.
+// (Lazy snapshots leave lookup's first dereference unpruned under PSPA, while SPA prunes it;
+// with KLEE's allocator tb's nodes lie outside the range the later scans cover, so lazy
+// PSPA saves nothing after it to make up for that, and may ask a few more than SPA.)
+// RUN: rm -rf %t.spa %t.hspa %t.all %t.hall
+// RUN: %klee --pspa-resolve --pspa-mode=spa --output-dir=%t.spa %t.bc > /dev/null 2>&1
+// RUN: %klee --pspa-resolve --pspa-mode=spa --kdalloc=false --output-dir=%t.hspa %t.bc > /dev/null 2>&1
+// RUN: %klee --pspa-resolve --pspa-resolve-snapshots=all --output-dir=%t.all %t.bc > /dev/null 2>&1
+// RUN: %klee --pspa-resolve --pspa-resolve-snapshots=all --kdalloc=false --output-dir=%t.hall %t.bc > /dev/null 2>&1
+// RUN: %python %checks queries %t.all "<=" %t.spa
+// RUN: %python %checks queries %t.hall "<=" %t.hspa
 // RUN: %python %checks queries %t.pspa "<" %t.base
 // RUN: %python %checks queries %t.hpspa "<" %t.hbase
 #include "klee/klee.h"
