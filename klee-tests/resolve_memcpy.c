@@ -6,7 +6,8 @@
 // from the same allocation function, eight after each A node, so KLEE's address-ordered
 // scan from one A node to the others meets B's nodes. memcpy's frame had a symbolic
 // pointer argument, copy_a's did not: copy_a's snapshot answers. Its first call resolves
-// fully and marks it (lazy snapshots); in the second call's snapshot A's and B's nodes are
+// fully and marks it (lazy snapshots: no call out from it has a snapshot, main's frame
+// has none); in the second call's snapshot A's and B's nodes are
 // distinct unique sites, and p's set holds A's only: B's nodes are skipped (PSPA makes
 // fewer queries than KLEE alone). SPA has one site for both lists: it skips only other
 // sites' objects, none of them in the range the scan covers (equality is allowed).
@@ -22,7 +23,7 @@
 // SPA: KLEE: done: completed paths = 64
 // RUN: %klee --pspa-resolve --output-dir=%t.pspa %t.bc 2>&1 | %FileCheck %s --check-prefix=PSPA
 // PSPA: KLEE: done: pspa resolve: symbolic accesses = {{[1-9][0-9]*}}, candidates skipped = {{[1-9][0-9]*}}, snapshots = {{[1-9][0-9]*}}, mismatches = 0
-// PSPA: KLEE: done: pspa resolve: pruned accesses = {{[1-9][0-9]*}} (through a modelled call's arguments = {{[1-9][0-9]*}}), resolved fully (no snapshot yet) = {{[1-9][0-9]*}}
+// PSPA: KLEE: done: pspa resolve: pruned accesses = {{[1-9][0-9]*}} (through a modelled call's arguments = {{[1-9][0-9]*}}, from an outer call's snapshot = 0), resolved fully (no snapshot yet) = {{[1-9][0-9]*}}
 // PSPA: KLEE: done: completed paths = 64
 // PSPA: KLEE: done: generated tests = 64
 // RUN: %python %checks queries %t.pspa "<" %t.base

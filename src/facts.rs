@@ -278,6 +278,8 @@ pub struct Program {
     names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
     /// See `single_def`; built on first use.
     single_def: once_cell::sync::OnceCell<Vec<bool>>,
+    /// See `foreign_storage`; built on first use.
+    foreign: once_cell::sync::OnceCell<FxHashSet<ObjId>>,
 }
 
 /// Functions whose calls end the process whatever the program does: C's `exit` family
@@ -400,6 +402,34 @@ impl Program {
     pub fn add_layout(&mut self, l: Layout) -> LayoutId {
         self.layouts.push(l);
         (self.layouts.len() - 1) as LayoutId
+    }
+
+    /// The objects of call sites whose result may be memory the program did not allocate
+    /// there: a model's static storage (`RetStatic`: errno, a `localtime` buffer), an
+    /// unknown function's result, or an indirect call (which may reach either). What KLEE
+    /// maps for such a call is its own object, of no site of the program. Built on first
+    /// use: add calls before asking.
+    pub fn foreign_storage(&self) -> &FxHashSet<ObjId> {
+        self.foreign.get_or_init(|| {
+            let foreign = |m: &crate::models::Model| match m {
+                crate::models::Model::Unknown => true,
+                crate::models::Model::Known(es) => es
+                    .iter()
+                    .any(|e| matches!(e, crate::models::Effect::RetStatic)),
+            };
+            self.calls
+                .iter()
+                .filter(|c| match c.callee {
+                    Callee::Indirect(_) => true,
+                    Callee::Direct(f) => c
+                        .model
+                        .as_ref()
+                        .or(self.functions[f as usize].model.as_ref())
+                        .is_some_and(foreign),
+                })
+                .filter_map(|c| c.heap)
+                .collect()
+        })
     }
 
     fn names(&self) -> &(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>) {

@@ -62,6 +62,18 @@ pub struct LiveObject {
     pub existed: bool,
 }
 
+/// Whether a pointer may point into a live object (`Answer::pointed`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pointed {
+    /// It cannot.
+    No,
+    /// Its set names the object's node.
+    InSet,
+    /// The answer cannot tell (the set names `unknown`, the call may write anywhere, or
+    /// the object is one the analysis has no node for): it may.
+    Unknown,
+}
+
 /// The abstract node of a live object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Node {
@@ -315,7 +327,13 @@ impl Answer {
     /// Whether `pointer` may point into `o` (at any offset). None when the answer has no
     /// set for `pointer`: the client must assume it may.
     pub fn may_point_to(&self, prog: &Program, pointer: VarId, o: &LiveObject) -> Option<bool> {
+        self.pointed(prog, pointer, o).map(|p| p != Pointed::No)
+    }
+
+    /// Whether `pointer` may point into `o`, and why: `None` if it has no set.
+    pub fn pointed(&self, prog: &Program, pointer: VarId, o: &LiveObject) -> Option<Pointed> {
         let set = self.points_to(pointer)?;
+        let named = |b: bool| if b { Pointed::InSet } else { Pointed::No };
         // A value loaded through `unknown` has it in its set; any other set is exact unless
         // the call may have written anywhere.
         if self.writes_unknown
@@ -323,13 +341,38 @@ impl Answer {
                 .unknown_obj
                 .is_some_and(|u| in_set_unique(set, u, None))
         {
-            return Some(true);
+            return Some(Pointed::Unknown);
+        }
+        if o.site.is_none() {
+            // KLEE's own objects (argv, errno, the host's ctype tables): named by their
+            // unique site if the analysed state reached them, and otherwise reachable only
+            // through what a model or unknown code returned (`foreign_storage`), which
+            // stands for them without being them.
+            let foreign = set.iter().any(|l| match l {
+                ResLoc::Made(_) => true,
+                ResLoc::Static { obj, .. } => prog.foreign_storage().contains(obj),
+                ResLoc::Abs { .. } => false,
+            });
+            return Some(match self.uids.get(&o.id) {
+                _ if foreign || self.whole_program => Pointed::Unknown,
+                Some(&i) => named(in_set_unique(set, i, None)),
+                // An object of the state the call did not reach, as `node_of`'s Unreached.
+                None if o.existed => Pointed::No,
+                None => Pointed::Unknown,
+            });
         }
         Some(match self.node_of(prog, o) {
-            Node::Unique(i) => in_set_unique(set, i, None),
-            Node::Static(s) => in_set_static(set, s, None),
-            Node::Unreached => false,
-            Node::Local | Node::Unknown => true,
+            Node::Unique(i) => named(in_set_unique(set, i, None)),
+            Node::Static(s) => named(in_set_static(set, s, None)),
+            Node::Unreached => Pointed::No,
+            // A local of an activation the call began: the sets name its stack site (mod/ref
+            // leave locals out, points-to sets do not), unless its function's body is a
+            // model's, which the analysis never saw.
+            Node::Local => match o.site {
+                Some(s) if !owner_modelled(prog, s) => named(in_set_static(set, s, None)),
+                _ => Pointed::Unknown,
+            },
+            Node::Unknown => Pointed::Unknown,
         })
     }
 
@@ -419,6 +462,15 @@ fn in_set_unique(set: &[ResLoc], obj: u32, fields: Option<&[u32]>) -> bool {
             ResLoc::Abs { field, .. } => field_matches(*field, fields),
             _ => false,
         })
+}
+
+/// Whether stack object `obj` belongs to a function whose body a model replaces (a library
+/// function, an allocator wrapper): the analysis has no facts of it.
+fn owner_modelled(prog: &Program, obj: ObjId) -> bool {
+    prog.objects[obj as usize].owner.is_none_or(|f| {
+        let f = &prog.functions[f as usize];
+        f.defined && f.model.is_some()
+    })
 }
 
 fn in_set_static(set: &[ResLoc], obj: ObjId, fields: Option<&[u32]>) -> bool {

@@ -8,7 +8,7 @@ use pspa::facts::FuncId;
 use pspa::frontend::{FrontOptions, Module};
 use pspa::local::CallResult;
 use pspa::memory_graph::MemoryGraph;
-use pspa::query::{Answer, LiveObject, Node};
+use pspa::query::{Answer, LiveObject, Node, Pointed};
 use pspa::session::{CallOptions, ModRefReport, Session, SessionOptions};
 use pspa::state::{ObjType, PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use rustc_hash::FxHashMap;
@@ -260,7 +260,8 @@ pub mod ffi {
         /// Whether the call may free `o`. True when the call failed.
         fn answer_may_free(e: &Engine, a: &CallAnswer, o: &LiveObjectFfi) -> bool;
         /// Whether the pointer `value` (`llvm::Value*`), dereferenced by the call, may
-        /// point into `o`: 0 no, 1 may, 2 not known (resolve as KLEE would).
+        /// point into `o`: 0 no, 1 its set names `o`, 2 it has no set (resolve as KLEE
+        /// would), 3 the answer cannot tell (`unknown`, or an object with no node): may.
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
         fn answer_heap_bytes(a: &CallAnswer) -> usize;
         /// The size of the call's mod set (abstract locations); 0 when the call failed.
@@ -891,10 +892,11 @@ fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveOb
         let Some(&v) = prog.value_vars.get(&value) else {
             return 2;
         };
-        match ans.may_point_to(prog, v, lo) {
-            Some(false) => 0,
-            Some(true) => 1,
+        match ans.pointed(prog, v, lo) {
+            Some(Pointed::No) => 0,
+            Some(Pointed::InSet) => 1,
             None => 2,
+            Some(Pointed::Unknown) => 3,
         }
     })
 }

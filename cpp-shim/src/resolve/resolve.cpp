@@ -7,10 +7,18 @@
 // Accesses inside a body the analysis replaces by a model (KLEE's byte-wise memcpy,
 // memset, strcpy...) take the sets of the call's pointer arguments, in the caller's frame.
 //
-// The patch's scan (AddressSpace::resolve) asks about kept objects only, lists those past
-// the first found without a query of their own (the fork on each asks), and stops where
-// KLEE's would or sooner: never more queries on the same state (--pspa-resolve-compare
-// checks it, resolution by resolution).
+// Each object is rejected (`No`), named by the set (`Yes`), or kept because the answer
+// cannot tell (`Unknown`: an object of no node, a set naming `unknown`). Where the set names
+// at most three live objects of the whole address space (and few are unknown), the patch
+// lists them without a query, named ones first (the caller's forks ask at most three where
+// KLEE's scan asks at least four), and resolveOne takes a single named object without
+// KLEE's example query. Otherwise the patch's scan (AddressSpace::resolve) asks about kept
+// objects only, lists those past the first found without a query of their own (the fork on
+// each asks), and stops where KLEE's would or sooner. Never more queries on the same state
+// (--pspa-resolve-compare checks it, resolution by resolution).
+//
+// The first symbolic dereference under a function with lazy snapshots takes the sets of the
+// nearest call out from it that has a snapshot: that analysis covered this code too.
 //
 // Never skipped: any object when the frame has no snapshot (yet), when its analysis
 // failed, when the access's pointer has no set (not a load or store, or not in the
@@ -37,6 +45,9 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <memory>
 
 using namespace llvm;
 
@@ -89,6 +100,7 @@ klee::Statistic statResolveAccesses("PspaResolveAccesses", "PSRacc");
 klee::Statistic statResolveSkipped("PspaResolveSkipped", "PSRskip");
 klee::Statistic statResolveSnapshots("PspaResolveSnapshots", "PSRsnap");
 klee::Statistic statResolveMismatches("PspaResolveMismatches", "PSRmis");
+klee::Statistic statResolveFromSet("PspaResolveFromSet", "PSRset");
 
 /// The pointer operand of a load or store, or the pointer argument KLEE resolves
 /// exactly for a call of free or realloc (Executor::resolveExact); null for anything else.
@@ -108,7 +120,8 @@ const Value *pointerOperand(const Instruction *i) {
 namespace pspa_plugin {
 
 std::vector<klee::Statistic *> resolveStatistics() {
-  return {&statResolveAccesses, &statResolveSkipped, &statResolveSnapshots, &statResolveMismatches};
+  return {&statResolveAccesses, &statResolveSkipped, &statResolveSnapshots, &statResolveMismatches,
+          &statResolveFromSet};
 }
 
 bool ResolveClient::enabled() { return PspaResolve; }
@@ -206,6 +219,21 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
   else
     while (j > 0 && v[j].symbolicPointerArg)
       --j;
+  bool outer = false;
+  if (!v[j].answer) {
+    // The first symbolic dereference under this function: its later calls take a
+    // snapshot. This one takes the sets of the nearest call out from it that has one
+    // (whose analysis covered this code too), or is resolved fully.
+    if (v[j].f)
+      marked[v[j].f] = true;
+    while (j > 0 && !v[j].answer)
+      --j;
+    if (!v[j].answer) {
+      ++noSnapshot;
+      return false;
+    }
+    outer = true;
+  }
   Frame &fr = v[j];
   // Under a call that ends the process, made inside the answering call: not followed by
   // its answer (a function run there may have its sets from other calls only).
@@ -214,26 +242,16 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       ++underEndingCalls;
       return false;
     }
-  if (!fr.answer) {
-    // The first symbolic dereference under this function: resolved fully; its later
-    // calls take a snapshot.
-    if (fr.f)
-      marked[fr.f] = true;
-    ++noSnapshot;
-    return false;
-  }
+  fromOuter += outer;
   Answer answer = fr.answer;
   std::uint64_t firstNew = fr.firstNew;
   klee::TimingSolver *solver = &host.ownSolver();
   ++pruned;
   if (PspaResolveCompare) {
     // Kept unless every pointer's set rules the object out, as below, uncounted.
-    klee::ResolutionFilter keeps = [this, answer, firstNew, values](const klee::MemoryObject *mo) {
-      pspa::LiveObjectFfi o = liveObject(mo, firstNew);
-      for (std::size_t value : values)
-        if (pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o) != 0)
-          return true;
-      return false;
+    klee::ResolutionFilter keeps;
+    keeps.keeps = [this, answer, firstNew, values](const klee::MemoryObject *mo) {
+      return keep(answer, firstNew, values, mo);
     };
     // Bounded: KLEE cannot stop a run while a hook runs (an unpruned scan over a host
     // heap of thousands of objects once held make's run for minutes).
@@ -256,39 +274,86 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       ++compareIncomplete;
     }
   }
-  filter = [this, answer, firstNew, values = std::move(values), &state, address, ki,
-            solver](const klee::MemoryObject *mo) {
-    pspa::LiveObjectFfi o = liveObject(mo, firstNew);
-    // Kept unless every pointer's set rules the object out (2: no set, kept).
-    for (std::size_t value : values)
-      if (pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o) != 0)
-        return true;
+  filter.keeps = [this, answer, firstNew, values = std::move(values)](const klee::MemoryObject *mo) {
+    return keep(answer, firstNew, values, mo);
+  };
+  filter.skipped = [this, &state, address, ki, solver](const klee::MemoryObject *mo) {
     ++statResolveSkipped;
-    if (PspaResolveValidate) {
-      bool feasible = false;
-      ++validationQueries;
-      // Asked inside KLEE's scan: ResolveQueries holds it too (validation runs are checks,
-      // not counts).
-      OwnQueries counted;
-      if (solver->mayBeTrue(state.constraints, mo->getBoundsCheckPointer(address), feasible,
-                            state.queryMetaData) &&
-          feasible) {
-        ++statResolveMismatches;
-        if (!warnedMismatch) {
-          warnedMismatch = true;
-          std::string inst;
-          raw_string_ostream os(inst);
-          ki->inst->print(os);
-          klee::klee_warning("pspa resolve: skipped object %u (%s), which the address may point into, "
-                             "at %s:%u:%s (further mismatches are only counted)",
-                             mo->id, mo->name.c_str(), ki->info->file.c_str(), ki->info->line,
-                             os.str().c_str());
-        }
-      }
+    if (PspaResolveValidate)
+      validate(state, solver, address, ki, mo);
+  };
+  // resolveOne and resolve may both list the kept objects of one access: counted once.
+  auto listed = std::make_shared<bool>(false);
+  filter.enumerated = [this, &state, address, ki, solver,
+                       listed](const std::vector<const klee::MemoryObject *> &kept) {
+    if (!*listed) {
+      *listed = true;
+      ++statResolveFromSet;
     }
-    return false;
+    if (!PspaResolveValidate)
+      return;
+    // Nothing else can be feasible if the address must lie in a kept object (one query);
+    // otherwise every other object is asked about.
+    klee::ref<klee::Expr> outside = klee::ConstantExpr::create(1, klee::Expr::Bool);
+    for (const klee::MemoryObject *mo : kept)
+      outside = klee::AndExpr::create(outside, klee::Expr::createIsZero(mo->getBoundsCheckPointer(address)));
+    bool may = true;
+    ++validationQueries;
+    {
+      OwnQueries counted;
+      solver->mayBeTrue(state.constraints, outside, may, state.queryMetaData);
+    }
+    if (!may)
+      return;
+    for (const auto &entry : state.addressSpace.objects)
+      if (std::find(kept.begin(), kept.end(), entry.first) == kept.end())
+        validate(state, solver, address, ki, entry.first);
   };
   return true;
+}
+
+klee::ResolutionFilter::Keep ResolveClient::keep(const Answer &answer, std::uint64_t firstNew,
+                                                 const std::vector<std::size_t> &values,
+                                                 const klee::MemoryObject *mo) {
+  // Kept unless every pointer's set rules the object out; named if one names it.
+  using Keep = klee::ResolutionFilter::Keep;
+  pspa::LiveObjectFfi o = liveObject(mo, firstNew);
+  Keep k = Keep::No;
+  for (std::size_t value : values)
+    switch (pspa::answer_may_point_to(host.analysisEngine(), **answer, value, o)) {
+    case 0:
+      break;
+    case 1:
+      return Keep::Yes;
+    default: // 2: no set; 3: the answer cannot tell
+      k = Keep::Unknown;
+    }
+  return k;
+}
+
+void ResolveClient::validate(klee::ExecutionState &state, klee::TimingSolver *solver,
+                             klee::ref<klee::Expr> address, klee::KInstruction *ki,
+                             const klee::MemoryObject *mo) {
+  bool feasible = false;
+  ++validationQueries;
+  // Asked inside KLEE's resolution: ResolveQueries holds it too (validation runs are
+  // checks, not counts).
+  OwnQueries counted;
+  if (!solver->mayBeTrue(state.constraints, mo->getBoundsCheckPointer(address), feasible,
+                         state.queryMetaData) ||
+      !feasible)
+    return;
+  ++statResolveMismatches;
+  if (!warnedMismatch) {
+    warnedMismatch = true;
+    std::string inst;
+    raw_string_ostream os(inst);
+    ki->inst->print(os);
+    klee::klee_warning("pspa resolve: skipped object %u (%s), which the address may point into, "
+                       "at %s:%u:%s (further mismatches are only counted)",
+                       mo->id, mo->name.c_str(), ki->info->file.c_str(), ki->info->line,
+                       os.str().c_str());
+  }
 }
 
 void ResolveClient::stateBranched(const klee::ExecutionState &parent, klee::ExecutionState &child) {
@@ -304,8 +369,10 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                                        {"candidates_skipped", statResolveSkipped.getValue()},
                                        {"snapshots", statResolveSnapshots.getValue()},
                                        {"mismatches", statResolveMismatches.getValue()},
+                                       {"from_set", statResolveFromSet.getValue()},
                                        {"pruned_accesses", pruned},
                                        {"through_arguments", throughArguments},
+                                       {"from_outer", fromOuter},
                                        {"no_snapshot", noSnapshot},
                                        {"under_ending_calls", underEndingCalls},
                                        {"compared", compared},
@@ -321,8 +388,11 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                << ", mismatches = " << statResolveMismatches.getValue() << "\n";
   llvm::errs() << "KLEE: done: pspa resolve: pruned accesses = " << pruned
                << " (through a modelled call's arguments = " << throughArguments
+               << ", from an outer call's snapshot = " << fromOuter
                << "), resolved fully (no snapshot yet) = " << noSnapshot
-               << ", under a call that ends the process = " << underEndingCalls;
+               << ", under a call that ends the process = " << underEndingCalls
+               << ", listed from the set (at most " << klee::AddressSpace::FewKept
+               << " objects, no scan) = " << statResolveFromSet.getValue();
   if (PspaResolveValidate)
     llvm::errs() << ", validation queries = " << validationQueries;
   llvm::errs() << "\n";

@@ -5,6 +5,7 @@
 
 namespace klee {
 class Statistic;
+class TimingSolver;
 } // namespace klee
 
 namespace pspa_plugin {
@@ -47,6 +48,13 @@ private:
   std::vector<Frame> &frames(klee::ExecutionState &state);
   /// Whether the analysis replaces `f`'s body by a library model (cached per function).
   bool bodyModelled(const llvm::Function *f);
+  /// Whether one of `values`' sets in `answer` may point into `mo`.
+  klee::ResolutionFilter::Keep keep(const Answer &answer, std::uint64_t firstNew,
+                                    const std::vector<std::size_t> &values, const klee::MemoryObject *mo);
+  /// --pspa-resolve-validate: ask whether `address` may point into the skipped `mo`
+  /// (a mismatch if so).
+  void validate(klee::ExecutionState &state, klee::TimingSolver *solver, klee::ref<klee::Expr> address,
+                klee::KInstruction *ki, const klee::MemoryObject *mo);
 
   Host &host;
   PerState<std::vector<Frame>> perState;
@@ -54,7 +62,8 @@ private:
   std::unordered_map<const llvm::Function *, bool> marked;
   std::unordered_map<const llvm::Function *, bool> modelledBodies;
   /// Beyond the run.stats columns (resolve.cpp's statistics).
-  std::uint64_t pruned = 0, throughArguments = 0, noSnapshot = 0, validationQueries = 0, underEndingCalls = 0;
+  std::uint64_t pruned = 0, throughArguments = 0, fromOuter = 0, noSnapshot = 0, validationQueries = 0,
+                underEndingCalls = 0;
   /// --pspa-resolve-compare: resolutions compared; their queries pruned and unpruned, on
   /// the same states; those where pruning asked more (must be 0).
   std::uint64_t compared = 0, prunedAskedMore = 0, compareIncomplete = 0;
