@@ -74,7 +74,8 @@ cl::opt<Snapshots> PspaResolveSnapshots(
     cl::desc("When calls take a snapshot for --pspa-resolve (default: lazy)"),
     cl::values(clEnumValN(Snapshots::Lazy, "lazy",
                           "the calls of functions in which a symbolic dereference happened "
-                          "(the first one resolves fully)"),
+                          "(the first one takes the nearest outer call's snapshot, or "
+                          "resolves fully)"),
                clEnumValN(Snapshots::All, "all", "every call of every function")),
     cl::init(Snapshots::Lazy), cl::cat(klee::MiscCat));
 
