@@ -504,12 +504,16 @@ def table7(res, progs):
              ("resolve-pspa-malloc", "PSPA, host malloc", True)]
     header = ["program", "resolution", "budget reached", "instructions", "completed paths", "resolution queries",
               "queries vs KLEE", "plugin's own queries", "resolution time share", "wall (s)", "analysis share", "symbolic accesses",
-              "candidates skipped", "snapshots", "mismatches (validate)",
+              "candidates skipped", "listed from the set", "snapshots", "mismatches (validate)",
               "same-state queries, pruned / unpruned (compare)", "resolutions where pruning asked more (compare)"]
     rows = []
     for p in progs:
         base_q = None
-        mismatches = run(res, p, "resolve-validate", True)["stats"]["resolve"]["mismatches"]
+        # The PSPA rows' validation runs (the host-malloc one: newer pipelines only).
+        mismatches = {}
+        for pspa_name, valid in (("resolve-pspa", "resolve-validate"), ("resolve-pspa-malloc", "resolve-validate-malloc")):
+            if os.path.isdir(os.path.join(res, "runs", p, valid, "klee")):
+                mismatches[pspa_name] = run(res, p, valid, True)["stats"]["resolve"]["mismatches"]
         for name, label, plugin in names:
             if not os.path.isdir(os.path.join(res, "runs", p, name, "klee")):
                 continue  # the host-malloc rows: programs whose resolutions scan
@@ -519,8 +523,10 @@ def table7(res, progs):
             if name in ("resolve-base", "resolve-base-malloc"):
                 base_q = q
             # symbolic accesses, candidates skipped, snapshots (the resolution client's)
-            m = [r["stats"]["resolve"][k] for k in ("symbolic_accesses", "candidates_skipped", "snapshots")] \
-                if plugin else ["", "", ""]
+            # (listed from the set: newer plugins only)
+            m = [r["stats"]["resolve"].get(k, "") for k in ("symbolic_accesses", "candidates_skipped", "from_set",
+                                                              "snapshots")] \
+                if plugin else ["", "", "", ""]
             # ResolveTime and the wall time are both in microseconds in run.stats.
             share = 100.0 * st.get("ResolveTime", 0) / st["WallTime"] if st.get("WallTime") else None
             # The PSPA rows: the same program and allocator run with --pspa-resolve-compare.
@@ -536,14 +542,16 @@ def table7(res, progs):
                          f"{q / base_q:.3f}" if base_q else None, own,
                          f"{share:.1f}%" if share is not None else None,
                          r["wall"], f"{r['pspa_share']:.1f}%" if plugin else "", *m,
-                         mismatches if name == "resolve-pspa" else "", same, more])
+                         mismatches.get(name, ""), same, more])
     notes = ("DFS, the same instruction budget in each configuration (a run stopped by its time limit says "
              "`budget reached: no`). Resolution queries: KLEE's `ResolveQueries` statistic, every solver query "
              "made while resolving a symbolic address (loads, stores, and KLEE's special functions), counted the "
              "same way with and without the plugin; queries the plugin's hooks make inside a resolution are left out "
              "(from the patch at 9a23e9c) and given as the plugin's own queries: the analysis reading a state resolves "
-             "the symbolic pointers it holds with the plugin's own solver. Mismatches: the PSPA run again with --pspa-resolve-validate, "
-             "which asks the solver about every skipped object (its queries are not in this table). `host malloc`: "
+             "the symbolic pointers it holds with the plugin's own solver. Listed from the set: resolutions whose pointer's "
+             "set named at most three live objects, listed without a query (no scan). Mismatches: the PSPA run again with "
+             "--pspa-resolve-validate, which asks the solver about every skipped object (its queries are not in this "
+             "table). `host malloc`: "
              "KLEE with --kdalloc=false, which takes addresses from the host's malloc (as KLEE did before 3.0, the "
              "paper's); its queries are compared with KLEE's own with the same allocator. Same-state queries: the PSPA "
              "run again with --pspa-resolve-compare, which runs KLEE's scan with and without the pruning on each "
