@@ -314,24 +314,7 @@ int main(void) { struct box bx = {&y}; return use_box(&bx, &slot); }
             "call": {"function": function, "args": [{"targets": [{"unknown": true}]}, {"targets": [second]}]},
             "globals": {"x": 1, "y": 2, "slot": 3},
             "objects": objects});
-        let snap = LoadedSnapshot::new(
-            PathBuf::from("generated.json"),
-            serde_json::from_value(v).unwrap(),
-            module.clone(),
-        )
-        .unwrap();
-        let mut s = Session::open(
-            &module,
-            &Default::default(),
-            SessionOptions {
-                points_to: true,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        let g = MemoryGraph::project(&snap, s.roots()).unwrap();
-        let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
-        (s, Answer::new(&abs, result))
+        generated_answer(&module, v)
     };
     let obj = |s: &Session, id: u64, g: &str| LiveObject {
         id,
@@ -787,24 +770,7 @@ int main(void) { return use(g); }
         "call": {"function": "use", "args": [{"targets": [{"object": 1, "offset": 0}]}]},
         "globals": {"g": 1},
         "objects": [{"id": 1, "site": "global:g", "size": 16, "type": "[4 x i32]", "pointers": []}]});
-    let snap = LoadedSnapshot::new(
-        PathBuf::from("generated.json"),
-        serde_json::from_value(v).unwrap(),
-        module.clone(),
-    )
-    .unwrap();
-    let mut s = Session::open(
-        &module,
-        &Default::default(),
-        SessionOptions {
-            points_to: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
-    let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
-    let a = Answer::new(&abs, result);
+    let (s, a) = generated_answer(&module, v);
     let p = &s.prog;
     assert!(!a.unknown());
     let local = later(&s, "stack:use:loc");
@@ -848,4 +814,26 @@ fn existing_site(s: &Session, id: u64, site: &str) -> LiveObject {
         site: Some(s.prog.object_by_label(site).unwrap()),
         existed: true,
     }
+}
+
+/// The answer (points-to sets kept) of the call a generated snapshot `v` of `module` holds.
+fn generated_answer(module: &std::path::Path, v: serde_json::Value) -> (Session, Answer) {
+    let snap = LoadedSnapshot::new(
+        PathBuf::from("generated.json"),
+        serde_json::from_value(v).unwrap(),
+        module.to_path_buf(),
+    )
+    .unwrap();
+    let mut s = Session::open(
+        module,
+        &Default::default(),
+        SessionOptions {
+            points_to: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+    let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
+    (s, Answer::new(&abs, result))
 }
