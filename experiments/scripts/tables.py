@@ -88,6 +88,10 @@ class Stats:
         v = self.data[key]
         return Stats(self.path, v, f"{self.where}{key}.") if isinstance(v, dict) else v
 
+    def get(self, key, default):
+        """A counter only newer plugins write: `default` for runs made before it."""
+        return self[key] if key in self.data else default
+
 
 def stats_of(d):
     """The pspa-stats.json of the KLEE run in directory d (its klee/ output)."""
