@@ -586,6 +586,35 @@ pub fn own_effect(e: &Effect) -> bool {
     )
 }
 
+/// The arguments through which a body that `model` replaces may store (`store`) or load:
+/// KLEE runs such a body (uclibc's byte-wise `memcpy`), and its accesses can only go
+/// through what its arguments point to. A load may go through anything the model reads
+/// or writes (`strcat` reads the end of what it writes). None when the model does not
+/// say argument by argument (effects over several or deep arguments, callbacks).
+pub fn body_access_args(model: &Model, store: bool) -> Option<Vec<usize>> {
+    let Model::Known(es) = model else {
+        return None;
+    };
+    let mut out = Vec::new();
+    for e in es.iter() {
+        match *e {
+            Mod(i) | Free(i) => out.push(i),
+            Ref(i) if !store => out.push(i),
+            Copy(d, s) => {
+                out.push(d);
+                if !store {
+                    out.push(s);
+                }
+            }
+            Ref(_) | Alloc | RetArg(_) | RetInto(_) | RetStatic => {}
+            _ => return None,
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
 /// The model that replaces the body of a defined function `name` (see `BODY_REPLACED`).
 pub fn body_model(name: &str) -> Option<Model> {
     if BODY_REPLACED.contains(&name) {
@@ -679,6 +708,23 @@ mod tests {
         );
         assert!(model_for("malloc", &[]).allocates());
         assert!(!model_for("strlen", &[]).allocates());
+    }
+
+    #[test]
+    fn body_access_args_follow_the_effects() {
+        // memcpy(dst, src, n): stores through dst only, loads through both.
+        let m = model_for("memcpy", &[]);
+        assert_eq!(body_access_args(&m, true), Some(vec![0]));
+        assert_eq!(body_access_args(&m, false), Some(vec![0, 1]));
+        // strcat reads what it writes: loads through both.
+        let m = model_for("strcat", &[]);
+        assert_eq!(body_access_args(&m, true), Some(vec![0]));
+        assert_eq!(body_access_args(&m, false), Some(vec![0, 1]));
+        // strlen only reads.
+        let m = model_for("strlen", &[]);
+        assert_eq!(body_access_args(&m, true), Some(vec![]));
+        assert_eq!(body_access_args(&m, false), Some(vec![0]));
+        assert_eq!(body_access_args(&Model::Unknown, true), None);
     }
 
     /// A replaced body's model is known, allocates nothing and calls nothing: a function

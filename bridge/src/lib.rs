@@ -304,6 +304,15 @@ pub mod ffi {
         /// library model (KLEE's `memcpy`): the body's pointers have no set; its accesses
         /// go through the call's arguments.
         fn engine_body_modelled(e: &Engine, function: usize) -> bool;
+        /// The arguments (indices) through which the body of `function`, which a model
+        /// replaces, may store (`store`) or load (`pspa::models::body_access_args`). False
+        /// when the model does not say: any pointer argument.
+        fn engine_body_access_args(
+            e: &Engine,
+            function: usize,
+            store: bool,
+            out: &mut Vec<usize>,
+        ) -> bool;
         /// Whether the engine's past-sensitive answers leave out what a call of
         /// `function` (`llvm::Function*`) runs: it ends the process (`exit`, a function
         /// that cannot return otherwise) and `--pspa-follow-exits` is off. Such code is
@@ -909,6 +918,27 @@ fn engine_body_modelled(e: &Engine, function: usize) -> bool {
         let f = &s.prog.functions[f as usize];
         f.defined && f.model.is_some()
     })
+}
+
+fn engine_body_access_args(e: &Engine, function: usize, store: bool, out: &mut Vec<usize>) -> bool {
+    let Some(s) = e.session.as_ref() else {
+        return false;
+    };
+    let Some(model) = s
+        .prog
+        .site_functions
+        .get(&function)
+        .and_then(|&f| s.prog.functions[f as usize].model.as_ref())
+    else {
+        return false;
+    };
+    match pspa::models::body_access_args(model, store) {
+        Some(args) => {
+            *out = args;
+            true
+        }
+        None => false,
+    }
 }
 
 fn engine_not_followed(e: &Engine, function: usize) -> bool {

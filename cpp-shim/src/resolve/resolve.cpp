@@ -135,8 +135,8 @@ bool ResolveClient::wantsAnalysis(Function *f) const {
   // Whole-program answers cost nothing per call: every frame has one (SPA is not lazy).
   if (PspaResolveSnapshots == Snapshots::All || host.wholeProgram())
     return true;
-  auto it = marked.find(f);
-  return it != marked.end() && it->second;
+  auto it = marks.find(f);
+  return it != marks.end() && it->second.marked && !it->second.retired;
 }
 
 std::vector<ResolveClient::Frame> &ResolveClient::frames(klee::ExecutionState &state) {
@@ -170,6 +170,15 @@ void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
     fr.answer = a.answer;
     fr.firstNew = a.firstNew;
     ++statResolveSnapshots;
+    // Lazy snapshots: a function whose calls' snapshots resolutions rarely use (most of
+    // its calls make no symbolic dereference: make's variable_expand_string, 1 of 57)
+    // stops taking them once it has taken RetireAfter.
+    auto it = marks.find(f);
+    if (it != marks.end() && it->second.marked && ++it->second.taken >= RetireAfter &&
+        it->second.used * RetireAfter < it->second.taken) {
+      it->second.retired = true;
+      ++retired;
+    }
   }
   v.push_back(std::move(fr));
 }
@@ -204,14 +213,23 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     const auto *cb = call ? dyn_cast<CallBase>(call->inst) : nullptr;
     if (!cb || top == 0)
       return false;
-    for (const Use &a : cb->args())
-      if (a->getType()->isPointerTy())
-        values.push_back(reinterpret_cast<std::size_t>(a.get()));
+    // The arguments the model says the body stores or loads through (memcpy stores
+    // through its destination only), or every pointer argument.
+    rust::Vec<std::size_t> roles;
+    bool known = pspa::engine_body_access_args(host.analysisEngine(),
+                                               reinterpret_cast<std::size_t>(ki->inst->getFunction()),
+                                               isa<StoreInst>(ki->inst), roles);
+    for (unsigned i = 0; i < cb->arg_size(); ++i)
+      if (cb->getArgOperand(i)->getType()->isPointerTy() &&
+          (!known || std::find(roles.begin(), roles.end(), i) != roles.end()))
+        values.push_back(reinterpret_cast<std::size_t>(cb->getArgOperand(i)));
     --top;
     ++throughArguments;
   } else {
     values.push_back(reinterpret_cast<std::size_t>(ptr));
   }
+  if (values.empty())
+    return false; // no pointer to take a set from (an allocator wrapper's body)
   // The frame whose snapshot answers: N out, or the nearest whose call had no symbolic
   // pointer argument (the paper's automatic analysis distance).
   std::size_t j = top;
@@ -226,7 +244,7 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     // snapshot. This one takes the sets of the nearest call out from it that has one
     // (whose analysis covered this code too), or is resolved fully.
     if (v[j].f)
-      marked[v[j].f] = true;
+      marks[v[j].f].marked = true; // unless retired: then for good
     while (j > 0 && !v[j].answer)
       --j;
     if (!v[j].answer) {
@@ -236,6 +254,12 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     outer = true;
   }
   Frame &fr = v[j];
+  if (!fr.used) {
+    fr.used = true;
+    auto it = marks.find(fr.f);
+    if (it != marks.end())
+      ++it->second.used;
+  }
   // Under a call that ends the process, made inside the answering call: not followed by
   // its answer (a function run there may have its sets from other calls only).
   for (std::size_t k = j + 1; k <= top; ++k)
@@ -376,6 +400,7 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                                        {"from_outer", fromOuter},
                                        {"no_snapshot", noSnapshot},
                                        {"under_ending_calls", underEndingCalls},
+                                       {"snapshots_retired", retired},
                                        {"compared", compared},
                                        {"compared_queries_pruned", comparedQueries.first},
                                        {"compared_queries_unpruned", comparedQueries.second},
@@ -392,6 +417,7 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                << ", from an outer call's snapshot = " << fromOuter
                << "), resolved fully (no snapshot yet) = " << noSnapshot
                << ", under a call that ends the process = " << underEndingCalls
+               << ", functions whose snapshots stopped (rarely used) = " << retired
                << ", listed from the set (at most " << klee::AddressSpace::FewKept
                << " objects, no scan) = " << statResolveFromSet.getValue();
   if (PspaResolveValidate)

@@ -44,6 +44,8 @@ private:
     /// A call that ends the process, which the answers of the frames out from it do not
     /// follow (`engine_not_followed`): their sets say nothing of pointers under it.
     bool ends = false;
+    /// A resolution took its answer (counted once per frame: `Mark::used`).
+    bool used = false;
   };
   std::vector<Frame> &frames(klee::ExecutionState &state);
   /// Whether the analysis replaces `f`'s body by a library model (cached per function).
@@ -58,8 +60,15 @@ private:
 
   Host &host;
   PerState<std::vector<Frame>> perState;
-  /// Functions whose calls take a snapshot (lazy: after a symbolic dereference in them).
-  std::unordered_map<const llvm::Function *, bool> marked;
+  /// Lazy snapshots: functions whose calls take one (marked after a symbolic dereference
+  /// in them; retired when resolutions use fewer than one of RetireAfter of them).
+  struct Mark {
+    bool marked = false, retired = false;
+    std::uint64_t taken = 0, used = 0;
+  };
+  static constexpr std::uint64_t RetireAfter = 16;
+  std::unordered_map<const llvm::Function *, Mark> marks;
+  std::uint64_t retired = 0;
   std::unordered_map<const llvm::Function *, bool> modelledBodies;
   /// Beyond the run.stats columns (resolve.cpp's statistics).
   std::uint64_t pruned = 0, throughArguments = 0, fromOuter = 0, noSnapshot = 0, validationQueries = 0,
