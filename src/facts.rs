@@ -282,6 +282,16 @@ pub struct Program {
     foreign: once_cell::sync::OnceCell<FxHashSet<ObjId>>,
 }
 
+/// A model's result may be memory KLEE made itself (see `Program::foreign_storage`).
+fn returns_foreign(m: &Model) -> bool {
+    match m {
+        Model::Unknown => true,
+        Model::Known(es) => es
+            .iter()
+            .any(|e| matches!(e, crate::models::Effect::RetStatic)),
+    }
+}
+
 /// Functions whose calls end the process whatever the program does: C's `exit` family
 /// (an atexit handler may not leave by `longjmp`) and KLEE's own path enders.
 const ENDS_PROCESS: &[&str] = &[
@@ -404,32 +414,38 @@ impl Program {
         (self.layouts.len() - 1) as LayoutId
     }
 
-    /// The objects of call sites whose result may be memory the program did not allocate
-    /// there: a model's static storage (`RetStatic`: errno, a `localtime` buffer), an
-    /// unknown function's result, or an indirect call (which may reach either). What KLEE
-    /// maps for such a call is its own object, of no site of the program. Built on first
-    /// use: add calls before asking.
+    /// The objects of direct calls whose result may be memory the program did not
+    /// allocate there: a model's static storage (`RetStatic`: errno, a `localtime`
+    /// buffer) or an unknown function's result. What KLEE maps for such a call is its own
+    /// object, of no site of the program. (An indirect call's model allocations are
+    /// objects the solver makes, `ResLoc::Made`.) Built on first use: add calls before
+    /// asking.
     pub fn foreign_storage(&self) -> &FxHashSet<ObjId> {
         self.foreign.get_or_init(|| {
-            let foreign = |m: &crate::models::Model| match m {
-                crate::models::Model::Unknown => true,
-                crate::models::Model::Known(es) => es
-                    .iter()
-                    .any(|e| matches!(e, crate::models::Effect::RetStatic)),
-            };
             self.calls
                 .iter()
                 .filter(|c| match c.callee {
-                    Callee::Indirect(_) => true,
+                    Callee::Indirect(_) => false,
                     Callee::Direct(f) => c
                         .model
                         .as_ref()
                         .or(self.functions[f as usize].model.as_ref())
-                        .is_some_and(foreign),
+                        .is_some_and(returns_foreign),
                 })
                 .filter_map(|c| c.heap)
                 .collect()
         })
+    }
+
+    /// Whether a call of `f` may return, or let the program load, memory KLEE made itself
+    /// (no site of the program): a declared function whose model returns static storage
+    /// or that has no model (the host's `__ctype_b_loc` returns a cell pointing into a
+    /// table KLEE maps; the model says nothing of what the cell holds).
+    /// Unknown code (an id past the functions: the solver's) may too.
+    pub fn returns_foreign(&self, f: FuncId) -> bool {
+        self.functions
+            .get(f as usize)
+            .is_none_or(|func| !func.defined && func.model.as_ref().is_none_or(returns_foreign))
     }
 
     fn names(&self) -> &(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>) {

@@ -347,12 +347,15 @@ impl Answer {
             // KLEE's own objects (argv, errno, the host's ctype tables): named by their
             // unique site if the analysed state reached them, and otherwise reachable only
             // through what a model or unknown code returned (`foreign_storage`), which
-            // stands for them without being them.
-            let foreign = set.iter().any(|l| match l {
-                ResLoc::Made(_) => true,
-                ResLoc::Static { obj, .. } => prog.foreign_storage().contains(obj),
-                ResLoc::Abs { .. } => false,
-            });
+            // stands for them without being them, or through what such memory holds
+            // (`*__ctype_b_loc()`: a set the model leaves empty). So the sets answer only
+            // for a call that calls no function returning such memory.
+            let foreign = self.calls.iter().any(|&f| prog.returns_foreign(f))
+                || set.iter().any(|l| match l {
+                    ResLoc::Made(_) => true,
+                    ResLoc::Static { obj, .. } => prog.foreign_storage().contains(obj),
+                    ResLoc::Abs { .. } => false,
+                });
             return Some(match self.uids.get(&o.id) {
                 _ if foreign || self.whole_program => Pointed::Unknown,
                 Some(&i) => named(in_set_unique(set, i, None)),

@@ -13,6 +13,7 @@
 
 #include "lib/Core/Memory.h"
 
+#include "llvm/IR/Instructions.h"
 #include "llvm/Support/JSON.h"
 
 #include <cstdint>
@@ -144,9 +145,14 @@ public:
   virtual void report(klee::InterpreterHandler &, llvm::json::Object &) {}
 };
 
-/// The live object `mo` as the answers name it (`existed`: before `firstNew`).
+/// The live object `mo` as the answers name it (`existed`: before `firstNew`). KLEE gives
+/// main's arguments and environment the first instruction of main as their site, an alloca
+/// at -O0: they are KLEE's own objects (no site), not that local.
 inline pspa::LiveObjectFfi liveObject(const klee::MemoryObject *mo, std::uint64_t firstNew) {
-  return pspa::LiveObjectFfi{mo->id, reinterpret_cast<std::size_t>(mo->allocSite), mo->id < firstNew};
+  const llvm::Value *site = mo->allocSite;
+  if (site && llvm::isa<llvm::AllocaInst>(site) && !mo->isLocal)
+    site = nullptr;
+  return pspa::LiveObjectFfi{mo->id, reinterpret_cast<std::size_t>(site), mo->id < firstNew};
 }
 
 /// A client's data per path: a fork starts with a copy of its parent's (it has been where

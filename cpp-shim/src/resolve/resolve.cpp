@@ -20,10 +20,14 @@
 // The first symbolic dereference under a function with lazy snapshots takes the sets of the
 // nearest call out from it that has a snapshot: that analysis covered this code too.
 //
-// Never skipped: any object when the frame has no snapshot (yet), when its analysis
+// Never skipped: any object when no frame has a snapshot (yet), when its analysis
 // failed, when the access's pointer has no set (not a load or store, or not in the
-// analysed code), when the answer is "may touch anything", or an object of no known site
-// (the query API answers "may" for those).
+// analysed code), or when the answer is "may touch anything"; an object the answer cannot
+// name (KLEE's own, made since the snapshot or under a call of a function returning
+// memory KLEE made; one from an allocator wrapper made since the snapshot).
+//
+// Lazy snapshots stop for a function whose snapshots resolutions rarely use (RetireAfter),
+// for good: a function called often before the run turns symbolic keeps none after.
 
 #include "resolve/resolve.h"
 
@@ -174,8 +178,8 @@ void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
     // its calls make no symbolic dereference: make's variable_expand_string, 1 of 57)
     // stops taking them once it has taken RetireAfter.
     auto it = marks.find(f);
-    if (it != marks.end() && it->second.marked && ++it->second.taken >= RetireAfter &&
-        it->second.used * RetireAfter < it->second.taken) {
+    if (it != marks.end() && it->second.marked && !it->second.retired &&
+        ++it->second.taken >= RetireAfter && it->second.used * RetireAfter < it->second.taken) {
       it->second.retired = true;
       ++retired;
     }
@@ -245,8 +249,11 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     // (whose analysis covered this code too), or is resolved fully.
     if (v[j].f)
       marks[v[j].f].marked = true; // unless retired: then for good
-    while (j > 0 && !v[j].answer)
-      --j;
+    // Not with a distance the user chose; and, as the automatic distance, past the
+    // calls that had a symbolic pointer argument.
+    if (PspaResolveDistance < 0)
+      while (j > 0 && (!v[j].answer || v[j].symbolicPointerArg))
+        --j;
     if (!v[j].answer) {
       ++noSnapshot;
       return false;
@@ -254,12 +261,6 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
     outer = true;
   }
   Frame &fr = v[j];
-  if (!fr.used) {
-    fr.used = true;
-    auto it = marks.find(fr.f);
-    if (it != marks.end())
-      ++it->second.used;
-  }
   // Under a call that ends the process, made inside the answering call: not followed by
   // its answer (a function run there may have its sets from other calls only).
   for (std::size_t k = j + 1; k <= top; ++k)
@@ -267,6 +268,13 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       ++underEndingCalls;
       return false;
     }
+  if (!fr.used) {
+    // (A state forked since copied the flag: each branch may count it once.)
+    fr.used = true;
+    auto it = marks.find(fr.f);
+    if (it != marks.end())
+      ++it->second.used;
+  }
   fromOuter += outer;
   Answer answer = fr.answer;
   std::uint64_t firstNew = fr.firstNew;
