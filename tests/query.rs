@@ -754,6 +754,7 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
 /// - A KLEE object the state reached (g itself, as if KLEE had made it): q's set names its
 ///   unique node, r's does not.
 /// - A KLEE object made after the call began: nothing is known.
+///
 /// Then the same with a call of the host's `__ctype_b_loc` (declared; its model returns
 /// static storage, `heap:use2:N`, whose contents it does not model): the table pointer
 /// loaded from that cell has an empty set, yet points into KLEE's ctype table. A call
