@@ -437,15 +437,17 @@ impl Program {
         })
     }
 
-    /// Whether a call of `f` may return, or let the program load, memory KLEE made itself
-    /// (no site of the program): a declared function whose model returns static storage
-    /// or that has no model (the host's `__ctype_b_loc` returns a cell pointing into a
-    /// table KLEE maps; the model says nothing of what the cell holds).
-    /// Unknown code (an id past the functions: the solver's) may too.
+    /// Whether a call of `f` lets the program load, from the static storage its model
+    /// returns, pointers into memory KLEE made itself that no set names: the host's
+    /// `__ctype_b_loc` returns a cell pointing into a table KLEE maps, and the model says
+    /// nothing of what the cell holds (its loads have empty sets). Unknown code needs no
+    /// such care: what it returns escapes, and an escaped object's fields point to
+    /// everything escaped, its own call-site object included (`foreign_storage`).
     pub fn returns_foreign(&self, f: FuncId) -> bool {
-        self.functions
-            .get(f as usize)
-            .is_none_or(|func| !func.defined && func.model.as_ref().is_none_or(returns_foreign))
+        self.functions.get(f as usize).is_some_and(|func| {
+            matches!(&func.model, Some(Model::Known(es))
+                if es.iter().any(|e| matches!(e, crate::models::Effect::RetStatic)))
+        })
     }
 
     fn names(&self) -> &(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>) {

@@ -758,16 +758,19 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
 /// Then the same with a call of the host's `__ctype_b_loc` (declared; its model returns
 /// static storage, `heap:use2:N`, whose contents it does not model): the table pointer
 /// loaded from that cell has an empty set, yet points into KLEE's ctype table. A call
-/// that may call such a function answers "cannot tell" for every KLEE object.
+/// that may call such a function answers "cannot tell" for every KLEE object. A call of
+/// unknown code needs no such rule: what it returns escapes (use3).
 #[test]
 fn locals_and_klee_objects_are_answered_from_the_sets() {
     use pspa::query::Pointed;
     let src = r#"
 extern const unsigned short **__ctype_b_loc(void);
+extern int **get_cell(void);
 int g[4];
 int use(int *q) { int loc[2]; int *r = &loc[*q & 1]; *r = 2; return *q; }
 int use2(int *q) { const unsigned short *t = *__ctype_b_loc(); return t[*q & 255]; }
-int main(void) { return use(g) + use2(g); }
+int use3(int *q) { int *t = *get_cell(); return t[*q & 3] + *q; }
+int main(void) { return use(g) + use2(g) + use3(g); }
 "#;
     let module = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pointed.c");
     std::fs::write(&module, src).unwrap();
@@ -820,6 +823,25 @@ int main(void) { return use(g) + use2(g); }
         assert_eq!(a.pointed(p, v, &klee(50, true)), Some(Pointed::Unknown));
         assert_eq!(a.pointed(p, v, &klee(1, true)), Some(Pointed::Unknown));
     }
+
+    // use3 calls get_cell, which has no model (unknown code): the cell it returns escapes,
+    // so t, loaded from it, names the call's object too: t "cannot tell" about a KLEE
+    // object, while q, whose set is g alone, still rules one out.
+    let (s, a) = generated_answer(&module, snapshot("use3"));
+    let p = &s.prog;
+    let g_obj = existing_site(&s, 1, "global:g");
+    let ptrs: Vec<u32> = a.pointers().collect();
+    let q = ptrs
+        .iter()
+        .copied()
+        .find(|&v| {
+            a.pointed(p, v, &g_obj) == Some(Pointed::InSet)
+                && a.pointed(p, v, &klee(50, true)) == Some(Pointed::No)
+        })
+        .expect("q names g and rules out KLEE's objects");
+    assert!(ptrs
+        .iter()
+        .any(|&v| v != q && a.pointed(p, v, &klee(50, true)) == Some(Pointed::Unknown)));
 }
 
 fn existing_site(s: &Session, id: u64, site: &str) -> LiveObject {
