@@ -399,18 +399,7 @@ fn objects_allocated_inside_an_allocator_wrapper_are_unknown() {
 fn lookup_answer() -> (Session, Answer) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let snap = LoadedSnapshot::load(&root.join("examples/snapshots/fig1-lookup.json")).unwrap();
-    let mut s = Session::open(
-        &root.join("examples/fig1.c"),
-        &Default::default(),
-        SessionOptions {
-            points_to: true,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
-    let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
-    (s, Answer::new(&abs, result))
+    answer_of(&root.join("examples/fig1.c"), &snap)
 }
 
 #[test]
@@ -860,6 +849,11 @@ fn generated_answer(module: &std::path::Path, v: serde_json::Value) -> (Session,
         module.to_path_buf(),
     )
     .unwrap();
+    answer_of(module, &snap)
+}
+
+/// The answer (points-to sets kept) of the call `snap` holds, in `module`.
+fn answer_of(module: &std::path::Path, snap: &LoadedSnapshot) -> (Session, Answer) {
     let mut s = Session::open(
         module,
         &Default::default(),
@@ -869,7 +863,7 @@ fn generated_answer(module: &std::path::Path, v: serde_json::Value) -> (Session,
         },
     )
     .unwrap();
-    let g = MemoryGraph::project(&snap, s.roots()).unwrap();
+    let g = MemoryGraph::project(snap, s.roots()).unwrap();
     let (abs, result, _) = s.analyze_graph(&g, None, false).unwrap();
     (s, Answer::new(&abs, result))
 }
