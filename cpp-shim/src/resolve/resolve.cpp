@@ -31,6 +31,7 @@
 
 #include "resolve/resolve.h"
 
+#include "klee/Expr/ExprUtil.h"
 #include "klee/Module/InstructionInfoTable.h"
 #include "klee/Module/KInstruction.h"
 #include "klee/Module/KModule.h"
@@ -173,6 +174,7 @@ void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
   if (a.answer) {
     fr.answer = a.answer;
     fr.firstNew = a.firstNew;
+    fr.symbolics = state.symbolics.size();
     ++statResolveSnapshots;
     // Lazy snapshots: a function whose calls' snapshots resolutions rarely use (most of
     // its calls make no symbolic dereference: make's variable_expand_string, 1 of 57)
@@ -268,6 +270,18 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       ++underEndingCalls;
       return false;
     }
+  // An address built from data made symbolic since the snapshot (klee_make_symbolic on
+  // a pointer inside the call) may point anywhere: the analysis saw no pointer stored
+  // there. Resolved as KLEE does.
+  if (fr.symbolics < state.symbolics.size()) {
+    std::vector<const klee::Array *> arrays;
+    klee::findSymbolicObjects(address, arrays);
+    for (std::size_t i = fr.symbolics; i < state.symbolics.size(); ++i)
+      if (std::find(arrays.begin(), arrays.end(), state.symbolics[i].second) != arrays.end()) {
+        ++freshSymbolic;
+        return false;
+      }
+  }
   if (!fr.used) {
     // (A state forked since copied the flag: each branch may count it once.)
     fr.used = true;
@@ -409,6 +423,7 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                                        {"no_snapshot", noSnapshot},
                                        {"under_ending_calls", underEndingCalls},
                                        {"snapshots_retired", retired},
+                                       {"fresh_symbolic", freshSymbolic},
                                        {"compared", compared},
                                        {"compared_queries_pruned", comparedQueries.first},
                                        {"compared_queries_unpruned", comparedQueries.second},
@@ -425,6 +440,7 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                << ", from an outer call's snapshot = " << fromOuter
                << "), resolved fully (no snapshot yet) = " << noSnapshot
                << ", under a call that ends the process = " << underEndingCalls
+               << ", through data made symbolic since the snapshot = " << freshSymbolic
                << ", functions whose snapshots stopped (rarely used) = " << retired
                << ", listed from the set (at most " << klee::AddressSpace::FewKept
                << " objects, no scan) = " << statResolveFromSet.getValue();

@@ -46,6 +46,9 @@ private:
     bool ends = false;
     /// A resolution took its answer (counted once per frame: `Mark::used`).
     bool used = false;
+    /// The state's symbolic arrays when the call began (`ExecutionState::symbolics`):
+    /// data made symbolic later may be any pointer, which no set of the answer says.
+    std::size_t symbolics = 0;
   };
   std::vector<Frame> &frames(klee::ExecutionState &state);
   /// Whether the analysis replaces `f`'s body by a library model (cached per function).
@@ -72,7 +75,7 @@ private:
   std::unordered_map<const llvm::Function *, bool> modelledBodies;
   /// Beyond the run.stats columns (resolve.cpp's statistics).
   std::uint64_t pruned = 0, throughArguments = 0, fromOuter = 0, noSnapshot = 0, validationQueries = 0,
-                underEndingCalls = 0;
+                underEndingCalls = 0, freshSymbolic = 0;
   /// --pspa-resolve-compare: resolutions compared; their queries pruned and unpruned, on
   /// the same states; those where pruning asked more (must be 0).
   std::uint64_t compared = 0, prunedAskedMore = 0, compareIncomplete = 0;
