@@ -9,10 +9,9 @@
 //
 // Each object is rejected (`No`), named by the set (`Yes`), or kept because the answer
 // cannot tell (`Unknown`: an object of no node, a set naming `unknown`). Where the set names
-// at most three live objects of the whole address space (and few are unknown), the patch
-// lists them without a query, named ones first (the caller's forks ask at most three where
-// KLEE's scan asks at least four), and resolveOne takes a single named object without
-// KLEE's example query. Otherwise the patch's scan (AddressSpace::resolve) asks about kept
+// at most three live objects of the whole address space and nothing else is kept, the
+// patch lists them without a query (the caller's forks ask at most three where KLEE's scan
+// asks at least four), and resolveOne takes a single one without KLEE's example query. Otherwise the patch's scan (AddressSpace::resolve) asks about kept
 // objects only, lists those past the first found without a query of their own (the fork on
 // each asks), and stops where KLEE's would or sooner. Never more queries on the same state
 // (--pspa-resolve-compare checks it, resolution by resolution).
@@ -52,7 +51,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
 
 using namespace llvm;
 
@@ -189,6 +190,17 @@ void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
   v.push_back(std::move(fr));
 }
 
+const std::optional<std::vector<std::size_t>> &ResolveClient::bodyAccessArgs(const Function *f, bool store) {
+  auto it = bodyArgs.find({f, store});
+  if (it != bodyArgs.end())
+    return it->second;
+  rust::Vec<std::size_t> out;
+  std::optional<std::vector<std::size_t>> args;
+  if (pspa::engine_body_access_args(host.analysisEngine(), reinterpret_cast<std::size_t>(f), store, out))
+    args.emplace(out.begin(), out.end());
+  return bodyArgs.emplace(std::make_pair(f, store), std::move(args)).first->second;
+}
+
 bool ResolveClient::bodyModelled(const Function *f) {
   auto it = modelledBodies.find(f);
   if (it != modelledBodies.end())
@@ -221,13 +233,11 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       return false;
     // The arguments the model says the body stores or loads through (memcpy stores
     // through its destination only), or every pointer argument.
-    rust::Vec<std::size_t> roles;
-    bool known = pspa::engine_body_access_args(host.analysisEngine(),
-                                               reinterpret_cast<std::size_t>(ki->inst->getFunction()),
-                                               isa<StoreInst>(ki->inst), roles);
+    const std::optional<std::vector<std::size_t>> &roles =
+        bodyAccessArgs(ki->inst->getFunction(), isa<StoreInst>(ki->inst));
     for (unsigned i = 0; i < cb->arg_size(); ++i)
       if (cb->getArgOperand(i)->getType()->isPointerTy() &&
-          (!known || std::find(roles.begin(), roles.end(), i) != roles.end()))
+          (!roles || std::find(roles->begin(), roles->end(), i) != roles->end()))
         values.push_back(reinterpret_cast<std::size_t>(cb->getArgOperand(i)));
     --top;
     ++throughArguments;
@@ -294,12 +304,13 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
   std::uint64_t firstNew = fr.firstNew;
   klee::TimingSolver *solver = &host.ownSolver();
   ++pruned;
+  filter.keeps = [this, answer, firstNew, values = std::move(values)](const klee::MemoryObject *mo) {
+    return keep(answer, firstNew, values, mo);
+  };
   if (PspaResolveCompare) {
-    // Kept unless every pointer's set rules the object out, as below, uncounted.
+    // The same sets, with no counting or validation.
     klee::ResolutionFilter keeps;
-    keeps.keeps = [this, answer, firstNew, values](const klee::MemoryObject *mo) {
-      return keep(answer, firstNew, values, mo);
-    };
+    keeps.keeps = filter.keeps;
     // Bounded: KLEE cannot stop a run while a hook runs (an unpruned scan over a host
     // heap of thousands of objects once held make's run for minutes).
     bool complete = true;
@@ -321,9 +332,6 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       ++compareIncomplete;
     }
   }
-  filter.keeps = [this, answer, firstNew, values = std::move(values)](const klee::MemoryObject *mo) {
-    return keep(answer, firstNew, values, mo);
-  };
   filter.skipped = [this, &state, address, ki, solver](const klee::MemoryObject *mo) {
     ++statResolveSkipped;
     if (PspaResolveValidate)

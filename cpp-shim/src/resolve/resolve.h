@@ -1,6 +1,11 @@
 // Symbolic pointer resolution pruning (paper 6.4, `--pspa-resolve`): resolve.cpp.
 #pragma once
 
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include "clients.h"
 
 namespace klee {
@@ -53,6 +58,9 @@ private:
   std::vector<Frame> &frames(klee::ExecutionState &state);
   /// Whether the analysis replaces `f`'s body by a library model (cached per function).
   bool bodyModelled(const llvm::Function *f);
+  /// The arguments such a body stores (`store`) or loads through, per its model; none if
+  /// the model does not say (cached: KLEE's memcpy body asks once per byte).
+  const std::optional<std::vector<std::size_t>> &bodyAccessArgs(const llvm::Function *f, bool store);
   /// Whether one of `values`' sets in `answer` may point into `mo`.
   klee::ResolutionFilter::Keep keep(const Answer &answer, std::uint64_t firstNew,
                                     const std::vector<std::size_t> &values, const klee::MemoryObject *mo);
@@ -73,6 +81,7 @@ private:
   std::unordered_map<const llvm::Function *, Mark> marks;
   std::uint64_t retired = 0;
   std::unordered_map<const llvm::Function *, bool> modelledBodies;
+  std::map<std::pair<const llvm::Function *, bool>, std::optional<std::vector<std::size_t>>> bodyArgs;
   /// Beyond the run.stats columns (resolve.cpp's statistics).
   std::uint64_t pruned = 0, throughArguments = 0, fromOuter = 0, noSnapshot = 0, validationQueries = 0,
                 underEndingCalls = 0, freshSymbolic = 0;
