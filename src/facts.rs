@@ -205,6 +205,12 @@ pub struct Function {
     /// A call of it ends the process (`Program::mark_process_enders`): what it runs is not part
     /// of what its caller does when it returns.
     pub ends_process: bool,
+    /// Declared, and what its result points to may hold a pointer (its pointee type can
+    /// carry one, or is bytes or opaque): `__ctype_b_loc`'s `i16**`, not
+    /// `__errno_location`'s `i32*`. If its model returns static storage, the solver makes
+    /// that storage's cells point to the storage itself, which stands for memory the
+    /// program did not make (KLEE's ctype table): loads from it are not empty sets.
+    pub ret_cells_hold_pointers: bool,
 }
 
 impl Function {
@@ -434,19 +440,6 @@ impl Program {
                 })
                 .filter_map(|c| c.heap)
                 .collect()
-        })
-    }
-
-    /// Whether a call of `f` lets the program load, from the static storage its model
-    /// returns, pointers into memory KLEE made itself that no set names: the host's
-    /// `__ctype_b_loc` returns a cell pointing into a table KLEE maps, and the model says
-    /// nothing of what the cell holds (its loads have empty sets). Unknown code needs no
-    /// such care: what it returns escapes, and an escaped object's fields point to
-    /// everything escaped, its own call-site object included (`foreign_storage`).
-    pub fn returns_foreign(&self, f: FuncId) -> bool {
-        self.functions.get(f as usize).is_some_and(|func| {
-            matches!(&func.model, Some(Model::Known(es))
-                if es.iter().any(|e| matches!(e, crate::models::Effect::RetStatic)))
         })
     }
 

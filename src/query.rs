@@ -348,14 +348,13 @@ impl Answer {
             // unique site if the analysed state reached them, and otherwise reachable only
             // through what a model or unknown code returned (`foreign_storage`), which
             // stands for them without being them, or through what such memory holds
-            // (`*__ctype_b_loc()`: a set the model leaves empty). So the sets answer only
-            // for a call that calls no function returning such memory.
-            let foreign = self.calls.iter().any(|&f| prog.returns_foreign(f))
-                || set.iter().any(|l| match l {
-                    ResLoc::Made(_) => true,
-                    ResLoc::Static { obj, .. } => prog.foreign_storage().contains(obj),
-                    ResLoc::Abs { .. } => false,
-                });
+            // (`*__ctype_b_loc()`: the solver makes such cells point to the storage
+            // itself, `Function::ret_cells_hold_pointers`).
+            let foreign = set.iter().any(|l| match l {
+                ResLoc::Made(_) => true,
+                ResLoc::Static { obj, .. } => prog.foreign_storage().contains(obj),
+                ResLoc::Abs { .. } => false,
+            });
             return Some(match self.uids.get(&o.id) {
                 _ if foreign || self.whole_program => Pointed::Unknown,
                 Some(&i) => named(in_set_unique(set, i, None)),

@@ -668,7 +668,13 @@ impl<'p> Reference<'p> {
         let call = self.calls[c].clone();
         let func = &self.prog.functions[g as usize];
         if let Some(model) = call.model.or(func.model) {
+            let cells = func.ret_cells_hold_pointers;
             self.apply_model(c, g, &call, model);
+            // Solver::bind: such storage's cells point to what it stands for, itself.
+            if cells && crate::solver::returns_static(model) && call.ret.is_some() {
+                let h = self.site_object(c);
+                self.add_mem_all((h, 0), std::iter::once((h, 0)).collect());
+            }
             if call.model.is_none() && func.body_replaced() {
                 // The arguments to the formals, and the function live (its own effects
                 // are the model's on them).

@@ -277,6 +277,7 @@ impl Slice {
                     model: func.model,
                     address_only: true,
                     ends_process: func.ends_process,
+                    ret_cells_hold_pointers: func.ret_cells_hold_pointers,
                     ..Default::default()
                 });
                 continue;

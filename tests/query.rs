@@ -745,10 +745,11 @@ fn joined_analyses_on_demand_equal_the_eager_reference() {
 /// - A KLEE object made after the call began: nothing is known.
 ///
 /// Then the same with a call of the host's `__ctype_b_loc` (declared; its model returns
-/// static storage, `heap:use2:N`, whose contents it does not model): the table pointer
-/// loaded from that cell has an empty set, yet points into KLEE's ctype table. A call
-/// that may call such a function answers "cannot tell" for every KLEE object. A call of
-/// unknown code needs no such rule: what it returns escapes (use3).
+/// static storage, `heap:use2:N`): the table pointer
+/// loaded from that cell points into KLEE's ctype table: the solver makes the cell point
+/// to the storage, so the pointer "cannot tell" about KLEE's objects, and only that
+/// pointer. Unknown code needs no such rule: what it returns escapes (use3). A function
+/// whose cell holds no pointer (`__errno_location`, use4) gets none.
 #[test]
 fn locals_and_klee_objects_are_answered_from_the_sets() {
     use pspa::query::Pointed;
@@ -759,7 +760,9 @@ int g[4];
 int use(int *q) { int loc[2]; int *r = &loc[*q & 1]; *r = 2; return *q; }
 int use2(int *q) { const unsigned short *t = *__ctype_b_loc(); return t[*q & 255]; }
 int use3(int *q) { int *t = *get_cell(); return t[*q & 3] + *q; }
-int main(void) { return use(g) + use2(g) + use3(g); }
+extern int *__errno_location(void);
+int use4(int *q) { int *e = __errno_location(); *e = 0; return g[*q & 3]; }
+int main(void) { return use(g) + use2(g) + use3(g) + use4(g); }
 "#;
     let module = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("pointed.c");
     std::fs::write(&module, src).unwrap();
@@ -802,16 +805,34 @@ int main(void) { return use(g) + use2(g) + use3(g); }
         );
     }
 
-    // use2 calls the host's __ctype_b_loc: every KLEE object "cannot tell", for every
-    // pointer (t's set is empty: the model does not say what its cell holds).
+    // use2 calls the host's __ctype_b_loc, whose cell holds a pointer (`i16**`): the
+    // solver makes the cell point to the model's storage itself, so t, loaded from it,
+    // names that storage and "cannot tell" about any KLEE object (before, t's set was
+    // empty and ruled KLEE's table out). q's set is g alone: it still rules out a KLEE
+    // object the state did not reach.
     let (s, a) = generated_answer(&module, snapshot("use2"));
     let p = &s.prog;
+    let g_obj = existing_site(&s, 1, "global:g");
     let ptrs: Vec<u32> = a.pointers().collect();
-    assert!(!ptrs.is_empty());
-    for v in ptrs {
-        assert_eq!(a.pointed(p, v, &klee(50, true)), Some(Pointed::Unknown));
+    let t: Vec<u32> = ptrs
+        .iter()
+        .copied()
+        .filter(|&v| a.pointed(p, v, &klee(50, true)) == Some(Pointed::Unknown))
+        .collect();
+    // (The cell's pointer and t, whose set was empty.)
+    assert!(!t.is_empty(), "t cannot tell");
+    for &v in &t {
         assert_eq!(a.pointed(p, v, &klee(1, true)), Some(Pointed::Unknown));
     }
+    for &v in &ptrs {
+        assert_ne!(a.points_to(v), Some(&[][..]), "no dereferenced pointer has an empty set");
+    }
+    let q = ptrs
+        .iter()
+        .copied()
+        .find(|&v| a.pointed(p, v, &g_obj) == Some(Pointed::InSet))
+        .expect("q names g");
+    assert_eq!(a.pointed(p, q, &klee(50, true)), Some(Pointed::No));
 
     // use3 calls get_cell, which has no model (unknown code): the cell it returns escapes,
     // so t, loaded from it, names the call's object too: t "cannot tell" about a KLEE
@@ -831,6 +852,29 @@ int main(void) { return use(g) + use2(g) + use3(g); }
     assert!(ptrs
         .iter()
         .any(|&v| v != q && a.pointed(p, v, &klee(50, true)) == Some(Pointed::Unknown)));
+
+    // use4 calls the host's __errno_location, whose cell is an int: no pointer can be
+    // loaded from it, so only e (whose set is the model's storage, standing for KLEE's
+    // errno) cannot tell about a KLEE object; q's set is g alone and rules it out.
+    let (s, a) = generated_answer(&module, snapshot("use4"));
+    let p = &s.prog;
+    let g_obj = existing_site(&s, 1, "global:g");
+    let ptrs: Vec<u32> = a.pointers().collect();
+    let named_g: Vec<u32> = ptrs
+        .iter()
+        .copied()
+        .filter(|&v| a.pointed(p, v, &g_obj) == Some(Pointed::InSet))
+        .collect();
+    assert!(!named_g.is_empty());
+    for &v in &named_g {
+        assert_eq!(a.pointed(p, v, &klee(50, true)), Some(Pointed::No));
+    }
+    // (The others are the locals' slots at -O0, which rule it out too.)
+    assert!(
+        ptrs.iter()
+            .any(|&v| a.pointed(p, v, &klee(50, true)) == Some(Pointed::Unknown)),
+        "e cannot tell"
+    );
 }
 
 fn existing_site(s: &Session, id: u64, site: &str) -> LiveObject {

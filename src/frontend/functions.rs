@@ -37,11 +37,13 @@ impl Front<'_> {
             } else {
                 None
             };
+            let ret_cells_hold_pointers = !defined && self.ret_cells_hold_pointers(f);
             self.prog.functions.push(Function {
                 name,
                 defined,
                 obj,
                 model,
+                ret_cells_hold_pointers,
                 ..Default::default()
             });
             self.funcs.insert(f, id);

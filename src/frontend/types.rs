@@ -88,6 +88,24 @@ impl Front<'_> {
         b
     }
 
+    /// Whether what function `f` returns points to memory that may hold a pointer: its
+    /// pointee carries one (`is_pointerish`), or is bytes (`void *`) or has no body (an
+    /// opaque struct). A non-pointer result points nowhere.
+    pub(super) unsafe fn ret_cells_hold_pointers(&mut self, f: LLVMValueRef) -> bool {
+        use LLVMTypeKind::*;
+        let ret = LLVMGetReturnType(LLVMGlobalGetValueType(f));
+        if LLVMGetTypeKind(ret) != LLVMPointerTypeKind {
+            return false;
+        }
+        let pointee = LLVMGetElementType(ret);
+        match LLVMGetTypeKind(pointee) {
+            LLVMIntegerTypeKind if LLVMGetIntTypeWidth(pointee) == 8 => true,
+            LLVMStructTypeKind if LLVMIsOpaqueStruct(pointee) != 0 => true,
+            LLVMVoidTypeKind | LLVMFunctionTypeKind => false,
+            _ => self.is_pointerish(pointee),
+        }
+    }
+
     pub(super) unsafe fn store_size(&self, t: LLVMTypeRef) -> u64 {
         LLVMStoreSizeOfType(self.td, t)
     }

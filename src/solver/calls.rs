@@ -93,7 +93,18 @@ impl<'p> Solver<'p> {
         let func = &self.prog.functions[g as usize];
         if let Some(model) = call.model.or(func.model) {
             // External functions, and user-declared allocators even when they have a body.
+            let cells = func.ret_cells_hold_pointers;
             self.apply_model(c, &call, model);
+            if cells && returns_static(model) {
+                // A model's static storage whose cells may hold pointers (`__ctype_b_loc`'s
+                // cell, into KLEE's ctype table): what they hold is memory the program did
+                // not make, which the storage stands for, so the cells point to it
+                // (`Program::foreign_storage` tells the clients).
+                if let Some(h) = self.calls[c as usize].heap {
+                    let hb = self.objs[h as usize].base;
+                    self.add_pts(hb, hb);
+                }
+            }
             if call.model.is_none() && func.body_replaced() {
                 // The caller has the model's effects; the replaced function's own sets
                 // are the model's over the arguments of all its calls (`activate`).
@@ -160,4 +171,9 @@ impl<'p> Solver<'p> {
         let ret_fits = call.ret.is_none() || f.ret.is_some();
         args_fit && ret_fits
     }
+}
+
+/// A model whose result is static storage (`Effect::RetStatic`).
+pub(crate) fn returns_static(m: Model) -> bool {
+    matches!(m, Model::Known(es) if es.contains(&crate::models::Effect::RetStatic))
 }
