@@ -1399,3 +1399,46 @@ fn what_runs_once_the_process_is_ending_is_not_in_a_returning_calls_sets() {
     assert!(!ends("xmalloc") && !ends("spin") && !ends("keep"));
     assert!(!prog.nonlocal_jumps);
 }
+
+/// `Function::ret_cells_hold_pointers`, from declared functions' result types: whether the
+/// memory a result points to may hold a pointer (then a model's static storage there is
+/// made to point to itself). A pointer to an int or to a struct of ints cannot; a pointer
+/// to a pointer, to bytes (`void *`, which may be anything), to an opaque struct or to a
+/// struct with a pointer field may. A defined function, or a non-pointer result, never.
+#[test]
+fn declared_results_whose_cells_may_hold_pointers() {
+    let src = r#"
+struct ints { int a, b; };
+struct ptrs { int a; char *p; };
+struct opaque;
+extern int *f_int(void);
+extern struct ints *f_ints(void);
+extern const unsigned short **f_ptrptr(void);
+extern void *f_void(void);
+extern struct opaque *f_opaque(void);
+extern struct ptrs *f_ptrs(void);
+extern long f_long(void);
+int *defined(void) { return 0; }
+long use(void) {
+  return (long)f_int() + (long)f_ints() + (long)f_ptrptr() + (long)f_void() + (long)f_opaque()
+       + (long)f_ptrs() + f_long() + (long)defined();
+}
+int main(void) { return (int)use(); }
+"#;
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ret_cells.c");
+    std::fs::write(&path, src).unwrap();
+    let prog = Program::from_file(&path, &Default::default()).unwrap();
+    let flag = |name: &str| {
+        prog.functions
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| panic!("{name} in the module"))
+            .ret_cells_hold_pointers
+    };
+    for f in ["f_int", "f_ints", "f_long", "defined"] {
+        assert!(!flag(f), "{f}'s cells hold no pointer");
+    }
+    for f in ["f_ptrptr", "f_void", "f_opaque", "f_ptrs"] {
+        assert!(flag(f), "{f}'s cells may hold a pointer");
+    }
+}

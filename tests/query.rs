@@ -825,7 +825,11 @@ int main(void) { return use(g) + use2(g) + use3(g) + use4(g); }
         assert_eq!(a.pointed(p, v, &klee(1, true)), Some(Pointed::Unknown));
     }
     for &v in &ptrs {
-        assert_ne!(a.points_to(v), Some(&[][..]), "no dereferenced pointer has an empty set");
+        assert_ne!(
+            a.points_to(v),
+            Some(&[][..]),
+            "no dereferenced pointer has an empty set"
+        );
     }
     let q = ptrs
         .iter()
