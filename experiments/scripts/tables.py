@@ -533,8 +533,10 @@ def table7(res, progs):
                 if plugin else ["", "", "", ""]
             # ResolveTime and the wall time are both in microseconds in run.stats.
             share = 100.0 * st.get("ResolveTime", 0) / st["WallTime"] if st.get("WallTime") else None
-            # The PSPA rows: the same program and allocator run with --pspa-resolve-compare.
-            cmp_name = {"resolve-pspa": "resolve-compare", "resolve-pspa-malloc": "resolve-compare-malloc"}.get(name)
+            # The pruned rows: the same program, sets and allocator run with --pspa-resolve-compare.
+            cmp_name = {"resolve-pspa": "resolve-compare", "resolve-pspa-malloc": "resolve-compare-malloc",
+                        "resolve-spa": "resolve-compare-spa",
+                        "resolve-spa-malloc": "resolve-compare-spa-malloc"}.get(name)
             same, more = "", ""
             if cmp_name and os.path.isdir(os.path.join(res, "runs", p, cmp_name, "klee")):
                 c = run(res, p, cmp_name, True)["stats"]["resolve"]
@@ -557,7 +559,7 @@ def table7(res, progs):
              "--pspa-resolve-validate, which asks the solver about every skipped object (its queries are not in this "
              "table). `host malloc`: "
              "KLEE with --kdalloc=false, which takes addresses from the host's malloc (as KLEE did before 3.0, the "
-             "paper's); its queries are compared with KLEE's own with the same allocator. Same-state queries: the PSPA "
+             "paper's); its queries are compared with KLEE's own with the same allocator. Same-state queries: the SPA or PSPA "
              "run again with --pspa-resolve-compare, which runs KLEE's scan with and without the pruning on each "
              "pruned resolution's state (an object listed counts one query, its fork's): layout-independent, unlike "
              "two runs' counts with the host's malloc.\n")
