@@ -290,12 +290,7 @@ pub struct Program {
 
 /// A model's result may be memory KLEE made itself (see `Program::foreign_storage`).
 fn returns_foreign(m: &Model) -> bool {
-    match m {
-        Model::Unknown => true,
-        Model::Known(es) => es
-            .iter()
-            .any(|e| matches!(e, crate::models::Effect::RetStatic)),
-    }
+    matches!(m, Model::Unknown) || m.returns_static()
 }
 
 /// Functions whose calls end the process whatever the program does: C's `exit` family

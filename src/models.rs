@@ -683,6 +683,12 @@ pub fn model_for(name: &str, allocators: &[String]) -> Model {
 }
 
 impl Model {
+    /// Whether its result is the model's static storage (`RetStatic`: errno's cell,
+    /// `__ctype_b_loc`'s), memory the program did not allocate there.
+    pub fn returns_static(&self) -> bool {
+        matches!(self, Model::Known(es) if es.contains(&RetStatic))
+    }
+
     /// Whether calling this model may allocate an object at the call site.
     pub fn allocates(&self) -> bool {
         match self {

@@ -671,7 +671,7 @@ impl<'p> Reference<'p> {
             let cells = func.ret_cells_hold_pointers;
             self.apply_model(c, g, &call, model);
             // Solver::bind: such storage's cells point to what it stands for, itself.
-            if cells && crate::solver::returns_static(model) && call.ret.is_some() {
+            if cells && model.returns_static() && call.ret.is_some() {
                 let h = self.site_object(c);
                 self.add_mem_all((h, 0), std::iter::once((h, 0)).collect());
             }

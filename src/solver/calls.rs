@@ -95,7 +95,7 @@ impl<'p> Solver<'p> {
             // External functions, and user-declared allocators even when they have a body.
             let cells = func.ret_cells_hold_pointers;
             self.apply_model(c, &call, model);
-            if cells && returns_static(model) && call.ret.is_some() {
+            if cells && model.returns_static() && call.ret.is_some() {
                 // A model's static storage whose cells may hold pointers (`__ctype_b_loc`'s
                 // cell, into KLEE's ctype table): what they hold is memory the program did
                 // not make, which the storage stands for, so the cells point to it
@@ -171,9 +171,4 @@ impl<'p> Solver<'p> {
         let ret_fits = call.ret.is_none() || f.ret.is_some();
         args_fit && ret_fits
     }
-}
-
-/// A model whose result is static storage (`Effect::RetStatic`).
-pub(crate) fn returns_static(m: Model) -> bool {
-    matches!(m, Model::Known(es) if es.contains(&crate::models::Effect::RetStatic))
 }

@@ -17,7 +17,6 @@ use roaring::RoaringBitmap;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 mod calls;
-pub(crate) use calls::returns_static;
 mod collapse;
 mod escape;
 mod memcpy;
