@@ -200,6 +200,14 @@ def main():
             if not ops[rel](a, b):
                 fail("ResolveQueries %s (%s) %s %s (%s) does not hold" % (a, da, rel, b, db))
         print("ResolveQueries: " + " ".join(f"{v} ({os.path.basename(d)})" for v, d in zip(vals, dirs)))
+    elif cmd == "work":
+        # A work budget: FACTOR times the largest solve work of FUNCTION's calls (they
+        # must have solved: a budget from nothing would test nothing).
+        path, f, factor = sys.argv[2:5]
+        works = [int(r[14]) for r in rows(path) if r[0] == f]
+        if not works or max(works) == 0:
+            fail("no solve of %s in %s" % (f, path))
+        print(int(max(works) * float(factor)))
     elif cmd == "wit":
         tables, src, f, how = sys.argv[2:6]
         lines = open(src).read().splitlines()

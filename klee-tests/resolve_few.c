@@ -27,7 +27,7 @@
 // RUN: %klee --pspa-resolve --output-dir=%t.pspa %t.bc 2>&1 | %FileCheck %s
 // RUN: %klee --pspa-resolve --kdalloc=false --output-dir=%t.hpspa %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa resolve: symbolic accesses = {{[1-9][0-9]*}}, candidates skipped = {{[0-9]+}}, snapshots = {{[1-9][0-9]*}}, mismatches = 0
-// CHECK: resolved fully (no snapshot yet) = {{[1-9][0-9]*}}, under a call that ends the process = 0, through data made symbolic since the snapshot = 0, functions whose snapshots stopped (rarely used) = 0, listed from the set (at most 3 objects, no scan) = {{[1-9][0-9]*}}
+// CHECK: resolved fully (no snapshot yet) = {{[1-9][0-9]*}}, under a call that ends the process = 0, through data made symbolic since the snapshot = 0, functions whose snapshots stopped (rarely used) = 0, (costlier than they save) = 0, snapshots given up over --pspa-resolve-max-work = 0, listed from the set (at most 3 objects, no scan) = {{[1-9][0-9]*}}
 // CHECK: KLEE: done: completed paths = 27
 // RUN: %klee --pspa-resolve --pspa-mode=spa --output-dir=%t.spa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA
 // RUN: %klee --pspa-resolve --pspa-mode=spa --kdalloc=false --output-dir=%t.hspa %t.bc 2>&1 | %FileCheck %s --check-prefix=SPA

@@ -55,6 +55,9 @@ pub struct CallStats {
     /// The result was translated from a cached isomorphic state (paper 4.5).
     pub reused: bool,
     pub solve_ms: f64,
+    /// Solver work of the call's own solves (`SolverStats::work`; 0 when every round was
+    /// reused): a deterministic measure of its cost.
+    pub work: u64,
     pub total_ms: f64,
     /// Rounds of the on-demand projection (0: projected eagerly).
     pub fetch_rounds: usize,
@@ -137,7 +140,32 @@ pub struct CallOptions {
     /// Follow calls that end the process, whatever the session's `follow_exits` (the
     /// WIT colours cover every write the code may make). Such a call is solved afresh.
     pub follow_exits: bool,
+    /// A work budget tighter than the session's (`SessionOptions::max_work`), for a call
+    /// a client analyses only if it is cheap (resolution's snapshots). Going over it fails
+    /// the call with `OverCallBudget`, and teaches the session nothing: a call with the
+    /// session's budget may still fit.
+    pub max_work: Option<u64>,
 }
+
+/// A call went over its own work budget (`CallOptions::max_work`), not the session's:
+/// the client chose to give it up. Not a failure of the analysis.
+#[derive(Debug)]
+pub struct OverCallBudget {
+    pub function: String,
+    pub budget: u64,
+}
+
+impl std::fmt::Display for OverCallBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the analysis of `{}` needs more than the call's own work budget ({} points-to elements)",
+            self.function, self.budget
+        )
+    }
+}
+
+impl std::error::Error for OverCallBudget {}
 
 pub struct Session {
     pub prog: Program,
@@ -208,9 +236,13 @@ impl Session {
         &mut self,
         abs: &AbstractState,
         call: CallOptions,
-    ) -> Result<(CallResult, bool, f64)> {
+    ) -> Result<(CallResult, bool, f64, u64)> {
         let need_post = call.keep_post;
-        let max_work = self.options.max_work;
+        // The call's own budget, where it is the tighter one.
+        let own_budget = call
+            .max_work
+            .filter(|&c| self.options.max_work.is_none_or(|s| c < s));
+        let max_work = own_budget.or(self.options.max_work);
         let mut canon = None;
         let cut_exits = !(self.options.follow_exits || call.follow_exits);
         let own_kind = self.solved_as_session(call);
@@ -220,7 +252,7 @@ impl Session {
             let hit = self.cache.lookup(abs, &c, need_post);
             self.cache.stats.check_ms += t.elapsed().as_secs_f64() * 1e3;
             if let Some(hit) = hit {
-                return Ok((hit, true, 0.0));
+                return Ok((hit, true, 0.0, 0));
             }
             canon = Some(c);
         }
@@ -275,6 +307,7 @@ impl Session {
             }
         };
         let over = ca.over_budget();
+        let work = spent + ca.analysis.solver.stats.work;
         let points_to = self.options.points_to || call.points_to;
         let result = (!over).then(|| ca.result_with(abs, need_post, points_to));
         drop(ca);
@@ -282,6 +315,13 @@ impl Session {
         self.cache.stats.solver_runs += 1;
         self.cache.stats.solve_ms += solve_ms;
         let Some(result) = result else {
+            if let Some(budget) = own_budget {
+                return Err(OverCallBudget {
+                    function: self.prog.functions[abs.function as usize].name.clone(),
+                    budget,
+                }
+                .into());
+            }
             self.cache.stats.over_budget += 1;
             // Over it only with the rounds before the last: later calls, which start
             // with the learned bodies, may fit; not remembered, unless that keeps
@@ -320,7 +360,7 @@ impl Session {
         if let Some(c) = canon {
             self.cache.insert(abs.function, c, result.clone());
         }
-        Ok((result, false, solve_ms))
+        Ok((result, false, solve_ms, work))
     }
 
     /// Whether `call` is solved as the session's calls are: one that follows calls ending
@@ -680,6 +720,22 @@ impl Session {
         posts: &[&PostState],
         need_post: bool,
     ) -> Result<(AbstractState, CallResult, CallStats)> {
+        let call = CallOptions {
+            keep_post: need_post,
+            ..Default::default()
+        };
+        self.analyze_graph_with(g, posts, call)
+    }
+
+    /// `analyze_graph_after` with the call's own options (`call.eager` is moot: `g` is
+    /// whole already).
+    pub fn analyze_graph_with(
+        &mut self,
+        g: &MemoryGraph,
+        posts: &[&PostState],
+        call: CallOptions,
+    ) -> Result<(AbstractState, CallResult, CallStats)> {
+        let need_post = call.keep_post;
         let t = Instant::now();
         let (mut abs, abs_stats) = self.abstract_graph(g)?;
         let own = abs.objects.len();
@@ -687,11 +743,7 @@ impl Session {
             abs.merge(post);
         }
         abs.retain_reachable(own);
-        let call = CallOptions {
-            keep_post: need_post,
-            ..Default::default()
-        };
-        let (result, reused, solve_ms) = self.solve_or_reuse(&abs, call)?;
+        let (result, reused, solve_ms, work) = self.solve_or_reuse(&abs, call)?;
         self.count_call(reused);
         debug_assert!(
             result.demand.is_empty(),
@@ -707,6 +759,7 @@ impl Session {
             live_functions: result.live_functions,
             reused,
             solve_ms,
+            work,
             total_ms: t.elapsed().as_secs_f64() * 1e3,
             fetch_rounds: 0,
         };
@@ -791,6 +844,7 @@ impl Session {
             cut = self.fetch_closure(&mut g, roots, &fields, read)?;
         }
         let mut solve_total = 0.0;
+        let mut work_total = 0;
         let mut reused_all = true;
         let mut rounds = 0;
         // Objects merged post-states reach that the state no longer has (freed since).
@@ -823,8 +877,9 @@ impl Session {
                     o.opaque = false;
                 }
             }
-            let (result, reused, solve_ms) = self.solve_or_reuse(&abs, call)?;
+            let (result, reused, solve_ms, work) = self.solve_or_reuse(&abs, call)?;
             solve_total += solve_ms;
+            work_total += work;
             reused_all &= reused;
             let own_kind = self.solved_as_session(call);
             if let (Some(f), true, true) =
@@ -865,6 +920,7 @@ impl Session {
                     live_functions: result.live_functions,
                     reused: reused_all,
                     solve_ms: solve_total,
+                    work: work_total,
                     total_ms: t.elapsed().as_secs_f64() * 1e3,
                     fetch_rounds: rounds,
                 };

@@ -3,7 +3,8 @@
 //! object order, and no reuse may be taken between states that are not isomorphic.
 
 use proptest::prelude::*;
-use pspa::session::{ModRefReport, Session, SessionOptions};
+use pspa::local::{CallResult, ResLoc};
+use pspa::session::{fetch, CallOptions, ModRefReport, OverCallBudget, Session, SessionOptions};
 use pspa::snapshot::{LoadedSnapshot, Snapshot};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -395,6 +396,82 @@ fn code_over_the_work_budget_fails_at_once_the_next_time() {
         "the second call ran no solver"
     );
     assert_eq!(s.reuse_stats().over_budget, 2);
+}
+
+/// The call of `v`'s state analysed on demand with the call's own options.
+fn analyze_with(s: &mut Session, v: &Value, call: CallOptions) -> anyhow::Result<CallResult> {
+    let snap = load(v);
+    s.analyze_on_demand_after(
+        &mut |sess, g, what| fetch(&snap, sess.roots(), g, what),
+        &[],
+        call,
+    )
+    .map(|(_, _, r, _)| r)
+}
+
+#[test]
+fn a_call_over_its_own_budget_teaches_the_session_nothing() {
+    // The session's budget is out of reach; the call's own (one points-to element, as a
+    // client gives for a call it wants only if cheap) stops its solve. That is the
+    // client's choice, not the code's fault: the error says so, and a call with the
+    // session's budget then solves the same state (were the function marked over budget,
+    // it would fail "known from an earlier call" without solving).
+    let mut s = session_with(SessionOptions {
+        max_work: Some(1_000_000_000),
+        ..Default::default()
+    });
+    let st = fig1_state(&sample(), &|id| id, &[]);
+    let tight = CallOptions {
+        max_work: Some(1),
+        ..Default::default()
+    };
+    let e = analyze_with(&mut s, &st, tight).unwrap_err();
+    assert!(e.downcast_ref::<OverCallBudget>().is_some(), "{e:#}");
+    assert_eq!(s.reuse_stats().over_budget, 0);
+    let r = sets(&analyze_with(&mut s, &st, CallOptions::default()).unwrap());
+    assert_eq!(
+        r,
+        sets(&fresh_result(&st)),
+        "the session's call answers as a fresh one"
+    );
+    assert!(!r.0.is_empty(), "table_insert writes");
+    // Now cached: a tight call reuses the summary (no solve, so no budget to go over).
+    let runs = s.reuse_stats().solver_runs;
+    assert_eq!(sets(&analyze_with(&mut s, &st, tight).unwrap()), r);
+    assert_eq!(s.reuse_stats().solver_runs, runs);
+}
+
+#[test]
+fn a_call_budget_looser_than_the_sessions_is_the_sessions() {
+    // The tighter budget holds: over the session's, the session's error (and mark).
+    let mut s = session_with(SessionOptions {
+        max_work: Some(1),
+        ..Default::default()
+    });
+    let st = fig1_state(&sample(), &|id| id, &[]);
+    let loose = CallOptions {
+        max_work: Some(1_000_000_000),
+        ..Default::default()
+    };
+    let e = analyze_with(&mut s, &st, loose).unwrap_err();
+    assert!(e.downcast_ref::<OverCallBudget>().is_none(), "{e:#}");
+    assert!(e.to_string().contains("work budget"), "{e:#}");
+    assert_eq!(s.reuse_stats().over_budget, 1);
+}
+
+type Sets = (Vec<ResLoc>, Vec<ResLoc>, Vec<ResLoc>);
+
+fn sets(r: &CallResult) -> Sets {
+    (r.modset.clone(), r.refset.clone(), r.freeset.clone())
+}
+
+/// A fresh solve of `v`'s call (no cache), on demand as `analyze_with`.
+fn fresh_result(v: &Value) -> CallResult {
+    let mut s = session_with(SessionOptions {
+        reuse: false,
+        ..Default::default()
+    });
+    analyze_with(&mut s, v, CallOptions::default()).unwrap()
 }
 
 #[test]

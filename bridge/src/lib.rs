@@ -9,7 +9,7 @@ use pspa::frontend::{FrontOptions, Module};
 use pspa::local::CallResult;
 use pspa::memory_graph::MemoryGraph;
 use pspa::query::{Answer, LiveObject, Node, Pointed};
-use pspa::session::{CallOptions, ModRefReport, Session, SessionOptions};
+use pspa::session::{CallOptions, ModRefReport, OverCallBudget, Session, SessionOptions};
 use pspa::state::{ObjType, PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use rustc_hash::FxHashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -128,6 +128,11 @@ pub mod ffi {
         unknown: bool,
         /// Heap bytes of the call's answer handle.
         answer_bytes: usize,
+        /// Solver work of the call's own solves (0 when reused): deterministic cost.
+        work: u64,
+        /// The call failed because it went over its own work budget (`max_work` of
+        /// `engine_analyze`), which the client chose: not a failure of the analysis.
+        over_call_budget: bool,
     }
     struct EngineStats {
         invocations: u64,
@@ -179,6 +184,16 @@ pub mod ffi {
         follow_exits: bool,
     }
 
+    /// One call's own options (`pspa::session::CallOptions`).
+    struct CallRequest {
+        /// The call is skipped: its answer keeps its post-state for later calls of the
+        /// path.
+        keep_post: bool,
+        /// A budget for this call tighter than the session's (0: the session's), for a
+        /// call a client wants only if it is cheap.
+        max_work: u64,
+    }
+
     /// What `engine_wit` computed.
     #[derive(Default)]
     struct WitReport {
@@ -203,15 +218,14 @@ pub mod ffi {
         ///
         /// `pending`: the skipped calls still pending on the state's path, oldest first:
         /// the state lacks their writes, so their post-states join it (paper 6.2).
-        /// `keep_post`: the call is skipped; its answer keeps its post-state for later
-        /// calls of the path.
+        /// `call`: what this call asks beyond the engine's options.
         fn engine_analyze(
             e: &mut Engine,
             state: &StateView,
             function: usize,
             dump: &str,
             pending: &PendingPosts,
-            keep_post: bool,
+            call: &CallRequest,
             report: &mut CallReport,
         ) -> Box<CallAnswer>;
         /// The skipped calls pending on a path (their answers' post-states).
@@ -625,6 +639,8 @@ fn failed_report(message: String) -> ffi::CallReport {
         message,
         unknown: false,
         answer_bytes: 0,
+        work: 0,
+        over_call_budget: false,
     }
 }
 
@@ -634,16 +650,22 @@ fn engine_analyze(
     function: usize,
     dump: &str,
     pending: &PendingPosts,
-    keep_post: bool,
+    call: &ffi::CallRequest,
     report: &mut ffi::CallReport,
 ) -> Box<CallAnswer> {
     let t = std::time::Instant::now();
+    let max_work = (call.max_work > 0).then_some(call.max_work);
+    let keep_post = call.keep_post;
     let r = catch_unwind(AssertUnwindSafe(|| {
-        analyze(e, state, function, dump, pending, keep_post)
+        analyze(e, state, function, dump, pending, keep_post, max_work)
     }));
     let (mut rep, answer) = match r {
         Ok(Ok((rep, answer))) => (rep, Some(answer)),
-        Ok(Err(err)) => (failed_report(format!("{:#}", err)), None),
+        Ok(Err(err)) => {
+            let mut rep = failed_report(format!("{:#}", err));
+            rep.over_call_budget = err.downcast_ref::<OverCallBudget>().is_some();
+            (rep, None)
+        }
         Err(p) => (
             failed_report(format!(
                 "internal error (panic) in the analysis: {}",
@@ -652,7 +674,7 @@ fn engine_analyze(
             None,
         ),
     };
-    if !rep.ok {
+    if !rep.ok && !rep.over_call_budget {
         e.failures += 1;
     }
     if let Some(a) = &answer {
@@ -692,6 +714,7 @@ fn analyze(
     dump: &str,
     pending: &PendingPosts,
     keep_post: bool,
+    max_work: Option<u64>,
 ) -> anyhow::Result<(ffi::CallReport, Arc<Answer>)> {
     let Some(session) = e.session.as_mut() else {
         anyhow::bail!("no analysis: {}", e.error)
@@ -716,6 +739,8 @@ fn analyze(
             message: String::new(),
             unknown: false,
             answer_bytes: 0,
+            work: 0,
+            over_call_budget: false,
         };
         return Ok((rep, a));
     }
@@ -758,6 +783,7 @@ fn analyze(
         };
         let call = CallOptions {
             keep_post,
+            max_work,
             ..Default::default()
         };
         session.analyze_on_demand_after(read, &posts, call)?
@@ -770,7 +796,11 @@ fn analyze(
             }
         };
         *read_micros += t.elapsed().as_micros() as u64;
-        let (abs, result, stats) = session.analyze_graph_after(&g, &[], false)?;
+        let call = CallOptions {
+            max_work,
+            ..Default::default()
+        };
+        let (abs, result, stats) = session.analyze_graph_with(&g, &[], call)?;
         (g, abs, result, stats)
     };
     if !dump.is_empty() {
@@ -795,6 +825,8 @@ fn analyze(
         message: String::new(),
         unknown: false,
         answer_bytes: 0,
+        work: stats.work,
+        over_call_budget: false,
     };
     let mut answer = Answer::new(&abs, result);
     if keep_post {

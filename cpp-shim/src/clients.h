@@ -104,6 +104,11 @@ struct CallAnalysis {
   bool analysed = false;
   Answer answer;
   std::uint64_t firstNew = 0;
+  /// Analysed for the clients only (`Client::wantsAnalysis`): the solver work it cost
+  /// them (0 when reused), and whether it was given up over their budget
+  /// (`Client::analysisBudget`; then `answer` is null).
+  std::uint64_t work = 0;
+  bool overBudget = false;
 };
 
 /// A client of the analysis. The plugin (plugin.cpp) calls each hook of every client in
@@ -125,6 +130,9 @@ public:
   /// Whether the call is to be analysed for this client (the plugin analyses chosen calls
   /// anyway).
   virtual bool wantsAnalysis(llvm::Function *) const { return false; }
+  /// The most solver work (points-to elements) such an analysis of `f` is worth to the
+  /// client; 0: the session's budget. Over it, the call is given up (not a failure).
+  virtual std::uint64_t analysisBudget(llvm::Function *) const { return 0; }
   /// The call runs (it was not skipped or held), after the plugin's analysis if any.
   virtual void callRuns(CallSite &, const CallAnalysis &) {}
   /// A load or store about to happen (see klee::Plugin); true holds it.

@@ -143,13 +143,17 @@ public:
       analysis.answer = analyzeCall(state, ki, f, arguments, analysis.firstNew);
     } else if (body && wantedByClient(f)) {
       // For a client only (resolution's snapshots). In SPA mode the whole-program answer,
-      // which reads nothing; else an analysed call like any other.
+      // which reads nothing; else an analysed call like any other, within the clients'
+      // budget.
       analysis.analysed = true;
       if (options.spa) {
         analysis.firstNew = klee::MemoryObject(0).id;
         analysis.answer = wholeProgramAnswer(f);
       } else {
-        analysis.answer = analyzeCall(state, ki, f, arguments, analysis.firstNew);
+        pspa::CallReport r;
+        analysis.answer = analyzeCall(state, ki, f, arguments, analysis.firstNew, nullptr, false, clientBudget(f), &r);
+        analysis.work = r.work;
+        analysis.overBudget = r.over_call_budget;
       }
     }
     for (pspa_plugin::Client *c : clients)
@@ -211,15 +215,30 @@ private:
         return true;
     return false;
   }
+  /// The largest budget among the clients that want `f` analysed (0, the session's,
+  /// if one has none).
+  std::uint64_t clientBudget(Function *f) const {
+    std::uint64_t most = 0;
+    for (pspa_plugin::Client *c : clients)
+      if (c->wantsAnalysis(f)) {
+        std::uint64_t b = c->analysisBudget(f);
+        if (b == 0)
+          return 0;
+        most = std::max(most, b);
+      }
+    return most;
+  }
   /// The post-states an analysis at `state` joins: those of the skipped calls pending on
   /// its path (chopping), or `given`.
   rust::Box<pspa::PendingPosts> pendingPosts(const klee::ExecutionState &state,
                                              const std::vector<pspa_plugin::Answer> *given);
   /// Analyse the call of `f` starting in `state`: the answer (null if the analysis failed),
-  /// and in `firstNew` the first id of the objects allocated after it.
+  /// and in `firstNew` the first id of the objects allocated after it. `maxWork`: a budget
+  /// tighter than the session's (0: the session's); `report`, if given, gets the call's.
   pspa_plugin::Answer analyzeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                                   std::vector<klee::ref<klee::Expr>> &arguments, std::uint64_t &firstNew,
-                                  const std::vector<pspa_plugin::Answer> *pending = nullptr, bool keepPost = false);
+                                  const std::vector<pspa_plugin::Answer> *pending = nullptr, bool keepPost = false,
+                                  std::uint64_t maxWork = 0, pspa::CallReport *report = nullptr);
 
   pspa_plugin::PluginOptions options;
   klee::Executor *executor = nullptr;
@@ -237,6 +256,8 @@ private:
   std::vector<pspa_plugin::Client *> reporting;
   /// What reading states keeps across calls (casts' types, the globals, counts).
   pspa_plugin::ReadContext reading;
+  /// Calls analysed for a client only and given up over its budget (not failures).
+  std::uint64_t givenUp = 0;
   /// Each function's last answer, served while the state holds what it read.
   pspa_plugin::LastAnswers lastAnswers;
   std::unique_ptr<pspa_plugin::CallLog> log;
@@ -339,7 +360,8 @@ rust::Box<pspa::PendingPosts> PspaPlugin::pendingPosts(const klee::ExecutionStat
 
 pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::KInstruction *ki, Function *f,
                                             std::vector<klee::ref<klee::Expr>> &arguments, std::uint64_t &firstNew,
-                                            const std::vector<pspa_plugin::Answer> *pending, bool keepPost) {
+                                            const std::vector<pspa_plugin::Answer> *pending, bool keepPost,
+                                            std::uint64_t maxWork, pspa::CallReport *report) {
   ++statCalls;
   auto t0 = std::chrono::steady_clock::now();
   // Before the view: analysing pending skips reads their snapshots.
@@ -361,6 +383,9 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
       pspa::CallReport r = hit->report;
       r.reused = true;
       r.micros = us;
+      r.work = 0;
+      if (report)
+        *report = r;
       r.projected_objects = 0; // nothing of this state was met or read
       r.read_objects = 0;
       log->record(const_cast<klee::InterpreterHandler &>(executor->getHandler()), f->getName().str(),
@@ -377,11 +402,18 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   pspa_plugin::ReadStats before = reading.reads;
   pspa::CallReport r;
   pspa_plugin::Answer answer = std::make_shared<rust::Box<pspa::CallAnswer>>(pspa::engine_analyze(
-      **engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), *posts, keepPost, r));
-  if (lastServes)
+      **engine, view, reinterpret_cast<std::size_t>(f), rust::String::lossy(dump), *posts,
+      pspa::CallRequest{keepPost, maxWork}, r));
+  if (report)
+    *report = r;
+  // A call given up over its own budget is not the function's answer: a later call with
+  // the session's budget must not be served the conservative one.
+  if (lastServes && !r.over_call_budget)
     lastAnswers.remember(state, f, arguments, view, reading, before, pspa::answer_ok(**answer) ? answer : nullptr, r);
   statTime += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-  if (!r.ok) {
+  if (r.over_call_budget) {
+    ++givenUp;
+  } else if (!r.ok) {
     ++statFailures;
     if (!warned) {
       // Conservative: the call's effects are unknown (a client recovers / resolves all).
@@ -425,6 +457,7 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   t.spa = options.spa;
   t.calls = log->calls();
   t.failures = statFailures.getValue();
+  t.givenUp = givenUp;
   t.joined = joinedAnalyses;
   t.joinFailures = joinFailures;
   t.seconds = statTime.getValue() / 1e6;

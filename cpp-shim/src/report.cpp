@@ -27,13 +27,13 @@ void CallLog::record(klee::InterpreterHandler &handler, const std::string &fn, u
     if (!csv)
       klee::klee_warning("pspa: cannot write pspa-calls.csv");
     else
-      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes\n";
+      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes,work\n";
   }
   if (csv)
     *csv << fn << ',' << line << ',' << (spa ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ',' << (r.reused ? 1 : 0)
          << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ',' << r.ref_stripped << ','
          << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << ',' << r.read_objects << ','
-         << r.answer_bytes << '\n';
+         << r.answer_bytes << ',' << r.work << '\n';
 }
 
 void CallLog::finish() {
@@ -58,6 +58,8 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
   llvm::errs() << "KLEE: done: pspa failures = " << t.failures;
   if (s.over_budget)
     llvm::errs() << " (" << s.over_budget << " over the work budget)";
+  if (t.givenUp)
+    llvm::errs() << "; given up over a client's budget (not failures) = " << t.givenUp;
   llvm::errs() << "\n";
   if (t.joined)
     llvm::errs() << "KLEE: done: pspa analyses joined with pending skips' post-states = " << t.joined
@@ -93,6 +95,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"invocations", s.invocations},
                                         {"failures", t.failures},
                                         {"over_budget", s.over_budget},
+                                        {"given_up", t.givenUp},
                                         {"joined", t.joined},
                                         {"join_failures", t.joinFailures},
                                         {"time_s", t.seconds},

@@ -47,6 +47,8 @@ private:
 struct AnalysisTotals {
   bool spa = false;
   std::uint64_t calls = 0, failures = 0;
+  /// Calls analysed for a client only and given up over its budget (CallAnalysis::overBudget).
+  std::uint64_t givenUp = 0;
   /// Analyses that joined pending skips' post-states, and those that failed for want of one.
   std::uint64_t joined = 0, joinFailures = 0;
   double seconds = 0, runSeconds = 0;

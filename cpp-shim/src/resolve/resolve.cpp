@@ -26,7 +26,12 @@
 // memory KLEE made; one from an allocator wrapper made since the snapshot).
 //
 // Lazy snapshots stop for a function whose snapshots resolutions rarely use (RetireAfter),
-// for good: a function called often before the run turns symbolic keeps none after.
+// for good: a function called often before the run turns symbolic keeps none after. They
+// stop too where they cost more than they save (the cost guard, in solver work, which is
+// deterministic): a snapshot is given up once its solve passes --pspa-resolve-max-work
+// (make's eval, the parser of the whole makefile: 0.6 s for no pruned resolution), and a
+// function stops once its snapshots' work passes that budget plus what their resolutions
+// saved (WorkPerSavedQuery per query).
 
 #include "resolve/resolve.h"
 
@@ -84,6 +89,16 @@ cl::opt<Snapshots> PspaResolveSnapshots(
                           "resolves fully)"),
                clEnumValN(Snapshots::All, "all", "every call of every function")),
     cl::init(Snapshots::Lazy), cl::cat(klee::MiscCat));
+
+cl::opt<unsigned long long> PspaResolveMaxWork(
+    "pspa-resolve-max-work",
+    cl::desc("Give up a call's analysis taken for --pspa-resolve only (a lazy snapshot) once "
+             "its solve has offered this many points-to elements (about 40 ms here for the "
+             "default 20000000), and take no more snapshots of its function: a snapshot is "
+             "worth the queries its resolutions save, a few ms each. A function whose "
+             "snapshots' work passes this plus what their resolutions saved stops too. 0: "
+             "no such bound (--pspa-max-work still applies)"),
+    cl::init(20000000ULL), cl::cat(klee::MiscCat));
 
 cl::opt<bool> PspaResolveValidate(
     "pspa-resolve-validate",
@@ -145,6 +160,18 @@ bool ResolveClient::wantsAnalysis(Function *f) const {
   return it != marks.end() && it->second.marked && !it->second.retired;
 }
 
+std::uint64_t ResolveClient::analysisBudget(Function *) const { return PspaResolveMaxWork; }
+
+void ResolveClient::charge(Mark &m) {
+  // Lazy snapshots only: with every call's, the user asked for them all.
+  if (PspaResolveSnapshots != Snapshots::Lazy || !m.marked || m.retired || PspaResolveMaxWork == 0)
+    return;
+  if (m.work > PspaResolveMaxWork + WorkPerSavedQuery * m.saved) {
+    m.retired = true;
+    ++retiredCost;
+  }
+}
+
 std::vector<ResolveClient::Frame> &ResolveClient::frames(klee::ExecutionState &state) {
   std::vector<Frame> &v = perState[state];
   // Frames pushed without a call the plugin saw (main's): no snapshot, no symbolic
@@ -172,6 +199,16 @@ void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
   for (unsigned i = 0; i < args.size() && i < f->arg_size(); ++i)
     if (f->getArg(i)->getType()->isPointerTy() && !isa<klee::ConstantExpr>(args[i]))
       fr.symbolicPointerArg = true;
+  if (a.overBudget) {
+    // Given up over --pspa-resolve-max-work: its function's snapshots cost more than
+    // they can save. No snapshot here; resolutions under it take an outer call's.
+    ++givenUp;
+    auto it = marks.find(f);
+    if (it != marks.end() && PspaResolveSnapshots == Snapshots::Lazy && !it->second.retired) {
+      it->second.retired = true;
+      ++retiredCost;
+    }
+  }
   if (a.answer) {
     fr.answer = a.answer;
     fr.firstNew = a.firstNew;
@@ -185,6 +222,11 @@ void ResolveClient::callRuns(CallSite &c, const CallAnalysis &a) {
         ++it->second.taken >= RetireAfter && it->second.used * RetireAfter < it->second.taken) {
       it->second.retired = true;
       ++retired;
+    }
+    // And once their solves cost more work than their resolutions saved queries.
+    if (it != marks.end() && a.work) {
+      it->second.work += a.work;
+      charge(it->second);
     }
   }
   v.push_back(std::move(fr));
@@ -292,12 +334,15 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
         return false;
       }
   }
+  // The answering function's mark, credited with the queries its sets save (node-based
+  // map: the pointer stays valid).
+  auto markIt = marks.find(fr.f);
+  Mark *mark = markIt != marks.end() ? &markIt->second : nullptr;
   if (!fr.used) {
     // (A state forked since copied the flag: each branch may count it once.)
     fr.used = true;
-    auto it = marks.find(fr.f);
-    if (it != marks.end())
-      ++it->second.used;
+    if (mark)
+      ++mark->used;
   }
   fromOuter += outer;
   Answer answer = fr.answer;
@@ -332,18 +377,23 @@ bool ResolveClient::resolutionFilter(klee::ExecutionState &state, klee::KInstruc
       ++compareIncomplete;
     }
   }
-  filter.skipped = [this, &state, address, ki, solver](const klee::MemoryObject *mo) {
+  filter.skipped = [this, &state, address, ki, solver, mark](const klee::MemoryObject *mo) {
     ++statResolveSkipped;
+    if (mark)
+      ++mark->saved;
     if (PspaResolveValidate)
       validate(state, solver, address, ki, mo);
   };
   // resolveOne and resolve may both list the kept objects of one access: counted once.
   auto listed = std::make_shared<bool>(false);
-  filter.enumerated = [this, &state, address, ki, solver,
-                       listed](const std::vector<const klee::MemoryObject *> &kept) {
+  filter.enumerated = [this, &state, address, ki, solver, listed,
+                       mark](const std::vector<const klee::MemoryObject *> &kept) {
     if (!*listed) {
       *listed = true;
       ++statResolveFromSet;
+      // Listing saves at least one query: KLEE's scan would ask about one more object.
+      if (mark)
+        ++mark->saved;
     }
     if (!PspaResolveValidate)
       return;
@@ -431,6 +481,8 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                                        {"no_snapshot", noSnapshot},
                                        {"under_ending_calls", underEndingCalls},
                                        {"snapshots_retired", retired},
+                                       {"snapshots_retired_cost", retiredCost},
+                                       {"snapshots_given_up", givenUp},
                                        {"fresh_symbolic", freshSymbolic},
                                        {"compared", compared},
                                        {"compared_queries_pruned", comparedQueries.first},
@@ -450,6 +502,8 @@ void ResolveClient::report(klee::InterpreterHandler &, llvm::json::Object &json)
                << ", under a call that ends the process = " << underEndingCalls
                << ", through data made symbolic since the snapshot = " << freshSymbolic
                << ", functions whose snapshots stopped (rarely used) = " << retired
+               << ", (costlier than they save) = " << retiredCost
+               << ", snapshots given up over --pspa-resolve-max-work = " << givenUp
                << ", listed from the set (at most " << klee::AddressSpace::FewKept
                << " objects, no scan) = " << statResolveFromSet.getValue();
   if (PspaResolveValidate)

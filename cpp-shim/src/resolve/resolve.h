@@ -27,6 +27,8 @@ public:
   explicit ResolveClient(Host &host) : host(host) {}
   /// Whether calls of `f` are to be analysed now (lazy snapshots mark functions).
   bool wantsAnalysis(llvm::Function *f) const override;
+  /// --pspa-resolve-max-work: a snapshot is worth the queries its resolutions save.
+  std::uint64_t analysisBudget(llvm::Function *f) const override;
   /// Every call (declarations and intrinsics too): keeps the frames, each with the call's
   /// analysis (its snapshot) if the plugin made one.
   void callRuns(CallSite &c, const CallAnalysis &a) override;
@@ -76,10 +78,19 @@ private:
   struct Mark {
     bool marked = false, retired = false;
     std::uint64_t taken = 0, used = 0;
+    /// The solver work its snapshots cost, and the
+    /// queries resolutions answered from them saved (skipped objects; one per listing).
+    std::uint64_t work = 0, saved = 0;
   };
   static constexpr std::uint64_t RetireAfter = 16;
+  /// What a saved query is worth in solver work: about 2 ms at the solver's ~0.5e9
+  /// elements a second, a resolution query's solver time on make.
+  static constexpr std::uint64_t WorkPerSavedQuery = 1000000;
+  /// Retire `m`'s function once its snapshots' work passes --pspa-resolve-max-work plus
+  /// what they saved.
+  void charge(Mark &m);
   std::unordered_map<const llvm::Function *, Mark> marks;
-  std::uint64_t retired = 0;
+  std::uint64_t retired = 0, retiredCost = 0, givenUp = 0;
   std::unordered_map<const llvm::Function *, bool> modelledBodies;
   std::map<std::pair<const llvm::Function *, bool>, std::optional<std::vector<std::size_t>>> bodyArgs;
   /// Beyond the run.stats columns (resolve.cpp's statistics).
