@@ -5,7 +5,8 @@
 #
 # TARGET: table1 (precision), table3 (overhead and reuse), drivers (each driver 60 s under
 # KLEE), cost (the analysis' cost inside KLEE), check (--pspa-check: accesses outside
-# mod/ref, answer sizes), table7 (resolution pruning), table6 (WIT colours), figure4
+# mod/ref, answer sizes), table7 (resolution pruning), resolvetime (resolution's wall time
+# against KLEE alone, bounded inputs), table6 (WIT colours), figure4
 # (chopping: recoveries per path, random skip sets), table5, table4, table2 (chopping: all-path
 # time, CVEs, coverage in a time budget), autowide (--skip-functions=auto on m4, make and
 # SQLite against KLEE alone), bitcodes (just build the programs), all. Installs
