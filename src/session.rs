@@ -877,7 +877,13 @@ impl Session {
                     o.opaque = false;
                 }
             }
-            let (result, reused, solve_ms, work) = self.solve_or_reuse(&abs, call)?;
+            // The call's own budget bounds all its rounds together (a client's cheap call
+            // must stay cheap however many rounds its projection takes).
+            let round = CallOptions {
+                max_work: call.max_work.map(|b| b.saturating_sub(work_total).max(1)),
+                ..call
+            };
+            let (result, reused, solve_ms, work) = self.solve_or_reuse(&abs, round)?;
             solve_total += solve_ms;
             work_total += work;
             reused_all &= reused;
