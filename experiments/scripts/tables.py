@@ -505,8 +505,9 @@ def resolvetime(res, progs):
     header = ["program", "allocator", "wall PSPA (s)", "wall KLEE alone (s)", "ratio", "implied by share",
               "analysis share", "KLEE part (s)", "walls PSPA (s)", "walls KLEE alone (s)", "other CPU (s)",
               "resolution queries", "resolution queries alone", "resolution time (s)", "resolution time alone (s)",
-              "solver time (s)", "solver time alone (s)", "paths (completed + partial)", "paths alone",
-              "solver errors (killed states)", "solver errors alone", "instructions", "instructions alone",
+              "solver time (s)", "solver time alone (s)", "paths (completed + partial), each run",
+              "paths alone, each run", "solver errors (killed states), each run", "solver errors alone, each run",
+              "instructions", "instructions alone",
               "RSS ratio", "snapshots given up", "functions stopped for cost"]
     rows = []
     reps = None
@@ -516,21 +517,23 @@ def resolvetime(res, progs):
             reps = t["reps"]
             r, v = t["median"], t["median_vanilla"]
             sr, sv = last_stats(r["dir"]), last_stats(v["dir"])
-            rs = r["stats"].get("resolve", {})
+            rs = r["stats"]["resolve"]
             rows.append([p, alloc, t["wall"], t["wall_v"], t["wall"] / t["wall_v"], t["implied"], f"{t['share']:.2f}%",
                          t["klee_part"], t["walls"], t["walls_v"], t["other"],
                          sr.get("ResolveQueries"), sv.get("ResolveQueries"),
                          sr.get("ResolveTime", 0) / 1e6, sv.get("ResolveTime", 0) / 1e6,
                          sr.get("SolverTime", 0) / 1e6, sv.get("SolverTime", 0) / 1e6,
-                         f"{r['completed']} + {r['partial']}", f"{v['completed']} + {v['partial']}",
-                         sr.get("TerminationSolverError"), sv.get("TerminationSolverError"),
+                         *[", ".join(f"{x['completed']} + {x['partial']}" for x in t[k]) for k in ("plugin", "vanilla")],
+                         *[", ".join(str(last_stats(x["dir"]).get("TerminationSolverError")) for x in t[k])
+                           for k in ("plugin", "vanilla")],
                          t["instructions"], t["instructions_v"], r["rss"] / v["rss"] if v["rss"] else None,
-                         rs.get("snapshots_given_up"), rs.get("snapshots_retired_cost")])
+                         rs["snapshots_given_up"], rs["snapshots_retired_cost"]])
     notes = (f"Each row: {reps} runs of KLEE with `--pspa-resolve` and {reps} of KLEE alone (the patched KLEE "
              "without the plugin), DFS, on the program's bounded input (config.yaml `resolve_bounded`): no "
              "instruction budget, every path ends, so both explore the same paths unless a solver query times out "
-             "(--max-solver-time: KLEE kills the state; the paths and solver-error columns show it). ratio: the "
-             "median walls'. " + TIMED_NOTE)
+             "(--max-solver-time: KLEE kills the state; the paths and solver-error columns show it, run by run, "
+             "in the order of the walls). The other columns are the median run's. ratio: the median walls'. "
+             + TIMED_NOTE)
     write(res, "resolvetime", header, rows, notes)
     fig, ax = plt.subplots(figsize=(7, 3.5))
     xs = range(len(rows))
