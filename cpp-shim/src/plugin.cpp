@@ -52,6 +52,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -141,7 +142,7 @@ public:
     if (body && (options.analyzeAll || chosen.count(f->getName().str()))) {
       analysis.analysed = true;
       analysis.answer = analyzeCall(state, ki, f, arguments, analysis.firstNew);
-    } else if (body && wantedByClient(f)) {
+    } else if (std::optional<std::uint64_t> budget; body && (budget = wantedByClients(f))) {
       // For a client only (resolution's snapshots). In SPA mode the whole-program answer,
       // which reads nothing; else an analysed call like any other, within the clients'
       // budget.
@@ -151,7 +152,7 @@ public:
         analysis.answer = wholeProgramAnswer(f);
       } else {
         pspa::CallReport r;
-        analysis.answer = analyzeCall(state, ki, f, arguments, analysis.firstNew, nullptr, false, clientBudget(f), &r);
+        analysis.answer = analyzeCall(state, ki, f, arguments, analysis.firstNew, nullptr, false, *budget, &r);
         analysis.work = r.work;
         analysis.overBudget = r.over_call_budget;
       }
@@ -209,22 +210,14 @@ public:
   void runFinished(klee::InterpreterHandler &handler) override;
 
 private:
-  bool wantedByClient(Function *f) const {
-    for (pspa_plugin::Client *c : clients)
-      if (c->wantsAnalysis(f))
-        return true;
-    return false;
-  }
-  /// The largest budget among the clients that want `f` analysed (0, the session's,
-  /// if one has none).
-  std::uint64_t clientBudget(Function *f) const {
-    std::uint64_t most = 0;
+  /// Whether a client wants `f` analysed (one pass over the clients, at every call): if
+  /// so, the largest budget among those that do (0, the session's, if one has none).
+  std::optional<std::uint64_t> wantedByClients(Function *f) const {
+    std::optional<std::uint64_t> most;
     for (pspa_plugin::Client *c : clients)
       if (c->wantsAnalysis(f)) {
         std::uint64_t b = c->analysisBudget(f);
-        if (b == 0)
-          return 0;
-        most = std::max(most, b);
+        most = (b == 0 || (most && *most == 0)) ? 0 : std::max(most.value_or(0), b);
       }
     return most;
   }
