@@ -16,36 +16,104 @@ bool onlyConcrete(const ReadStats &a, const ReadStats &b) {
          a.unknownTyped == b.unknownTyped && a.unknownTooMany == b.unknownTooMany &&
          a.unknownUntyped == b.unknownUntyped && a.unknownBudget == b.unknownBudget;
 }
+
+bool sameArgs(const std::vector<klee::ref<klee::Expr>> &a, const std::vector<klee::ref<klee::Expr>> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) // structural: concrete values compare by value
+      return false;
+  return true;
+}
+
+/// The object bound in `space` holding address `v`, with its contents (null, null if none).
+std::pair<const klee::MemoryObject *, const klee::ObjectState *>
+boundAt(const klee::AddressSpace &space, std::uint64_t v, klee::MemoryObject &probe) {
+  probe.address = v;
+  const auto *res = space.objects.lookup_previous(&probe);
+  if (!res)
+    return {nullptr, nullptr};
+  const klee::MemoryObject *mo = res->first;
+  if ((mo->size == 0 && v == mo->address) || v - mo->address < mo->size)
+    return {mo, res->second.get()};
+  return {nullptr, nullptr};
+}
+
+/// One probe object for the lookups (each MemoryObject made takes one of KLEE's ids).
+klee::MemoryObject &probe() {
+  static klee::MemoryObject p(0);
+  return p;
+}
 } // namespace
 
-bool LastAnswers::holds(const Entry &e, const klee::ExecutionState &state,
-                        const std::vector<klee::ref<klee::Expr>> &args, const ReadContext &ctx) const {
-  if (args.size() != e.args.size())
-    return false;
-  for (std::size_t i = 0; i < args.size(); ++i)
-    if (args[i] != e.args[i]) // structural: concrete values compare by value
+std::uint64_t LastAnswers::hashOf(const std::vector<klee::ref<klee::Expr>> &args) {
+  // Expr::hash() is 32 bits of a constant's value: KLEE's allocator gives addresses whose
+  // low 32 bits are often equal (libtasn1's nodes collided in one bucket).
+  std::uint64_t h = args.size();
+  for (const klee::ref<klee::Expr> &a : args) {
+    auto *ce = llvm::dyn_cast<klee::ConstantExpr>(a);
+    std::uint64_t v = ce && ce->getWidth() <= 64 ? ce->getZExtValue() : a->hash();
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+bool LastAnswers::slotsOf(const klee::ExecutionState &state, const ReadContext &ctx, const klee::MemoryObject *mo,
+                          const klee::ObjectState *os, std::vector<Slot> &out,
+                          std::vector<std::uint64_t> &unresolved) {
+  // KleeStateView::pointer_slots' words, by the same rule (wordTarget).
+  unsigned bytes = klee::Context::get().getPointerWidth() / 8;
+  auto [lo, hi] = boundSpan(state.addressSpace);
+  for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
+    std::uint64_t word = 0;
+    if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word)))
       return false;
-  // One probe object for the lookups (each MemoryObject takes an id).
-  static klee::MemoryObject probe(0);
-  std::vector<const klee::MemoryObject *> mos(e.met.size());
-  for (std::size_t i = 0; i < e.met.size(); ++i) {
-    const Met &m = e.met[i];
-    const klee::MemoryObject *mo = objectHolding(state.addressSpace, m.address, probe);
+    WordTarget t = wordTarget(ctx, state.addressSpace, lo, hi, word, probe());
+    if (t.kind == WordTarget::Unresolved)
+      unresolved.push_back(word);
+    else if (t.kind != WordTarget::Integer)
+      out.push_back(Slot{off, static_cast<std::uint64_t>(t.kind), t.a, t.b});
+  }
+  return true;
+}
+
+bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadContext &ctx) {
+  std::vector<Slot> now;
+  std::vector<std::uint64_t> moreUnresolved;
+  // The objects read first: a write since shows there soonest.
+  for (Read &r : e.read) {
+    const Met &m = e.met[r.met];
+    auto [mo, os] = boundAt(state.addressSpace, m.address, probe());
     // The same object (ids are never reused), with the same type.
+    if (!mo || !os || mo->id != m.id || mo->address != m.address || objectType(ctx, mo) != m.type)
+      return false;
+    if (os->writeStamp() == r.stamp)
+      continue;
+    // Written since (perhaps in another state, or only its data): compare its targets.
+    now.clear();
+    std::size_t unresolvedBefore = moreUnresolved.size();
+    if (!slotsOf(state, ctx, mo, os, now, moreUnresolved) ||
+        !std::equal(now.begin(), now.end(), e.slots.begin() + r.from, e.slots.begin() + r.to)) {
+      moreUnresolved.resize(unresolvedBefore);
+      return false;
+    }
+    // Later states are compared against these contents from now on, so their integers
+    // join those that must stay no object's.
+    r.stamp = os->writeStamp();
+    ++compared;
+  }
+  if (!moreUnresolved.empty()) {
+    e.unresolved.insert(e.unresolved.end(), moreUnresolved.begin(), moreUnresolved.end());
+    std::sort(e.unresolved.begin(), e.unresolved.end());
+    e.unresolved.erase(std::unique(e.unresolved.begin(), e.unresolved.end()), e.unresolved.end());
+  }
+  for (const Met &m : e.met) {
+    if (m.read != npos)
+      continue;
+    auto [mo, os] = boundAt(state.addressSpace, m.address, probe());
     if (!mo || mo->id != m.id || mo->address != m.address || objectType(ctx, mo) != m.type)
       return false;
-    mos[i] = mo;
-  }
-  std::vector<std::uint8_t> buf;
-  std::size_t at = 0;
-  for (std::uint32_t i : e.read) {
-    const klee::MemoryObject *mo = mos[i];
-    const klee::ObjectState *os = state.addressSpace.findObject(mo);
-    buf.resize(mo->size);
-    if (!os || !os->readConcrete(0, mo->size, buf.data()) ||
-        std::memcmp(buf.data(), e.bytes.data() + at, mo->size) != 0)
-      return false;
-    at += mo->size;
   }
   // A word that was no address may be one now: an object allocated there since. Only
   // words within the bound objects' span can be (a lookup each).
@@ -53,71 +121,95 @@ bool LastAnswers::holds(const Entry &e, const klee::ExecutionState &state,
     auto [lo, hi] = boundSpan(state.addressSpace);
     for (auto it = std::lower_bound(e.unresolved.begin(), e.unresolved.end(), lo);
          it != e.unresolved.end() && *it < hi; ++it)
-      if (objectHolding(state.addressSpace, *it, probe))
+      if (objectHolding(state.addressSpace, *it, probe()))
         return false;
   }
   return true;
 }
 
+void LastAnswers::erase(Lru::iterator it) {
+  auto fit = byFunction.find(it->f);
+  fit->second.byArgs.erase(it->argsHash);
+  fit->second.order.erase(it->inFunction);
+  fit->second.bytes -= it->accounted;
+  if (fit->second.byArgs.empty())
+    byFunction.erase(fit);
+  bytes -= it->accounted;
+  lru.erase(it);
+}
+
 const LastAnswers::Hit *LastAnswers::find(const klee::ExecutionState &state, llvm::Function *f,
                                           const std::vector<klee::ref<klee::Expr>> &args,
-                                          const ReadContext &ctx) const {
-  auto it = last.find(f);
-  if (it == last.end() || !holds(it->second, state, args, ctx))
+                                          const ReadContext &ctx) {
+  auto fit = byFunction.find(f);
+  if (fit == byFunction.end())
     return nullptr;
-  return &it->second.hit;
+  auto it = fit->second.byArgs.find(hashOf(args));
+  if (it == fit->second.byArgs.end() || !sameArgs(it->second->args, args) || !holds(*it->second, state, ctx))
+    return nullptr;
+  lru.splice(lru.begin(), lru, it->second);
+  fit->second.order.splice(fit->second.order.begin(), fit->second.order, it->second->inFunction);
+  return &it->second->hit;
 }
 
 void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
                            const std::vector<klee::ref<klee::Expr>> &args, const KleeStateView &view,
                            const ReadContext &ctx, const ReadStats &before, Answer answer,
                            const pspa::CallReport &report) {
-  auto old = last.find(f);
-  if (old != last.end()) {
-    bytes -= old->second.bytes.size();
-    last.erase(old);
+  std::uint64_t h = hashOf(args);
+  // The entry for these arguments (or another's with the same hash) gives way.
+  auto fit = byFunction.find(f);
+  if (fit != byFunction.end()) {
+    auto it = fit->second.byArgs.find(h);
+    if (it != fit->second.byArgs.end())
+      erase(it->second);
   }
   if (!answer || !view.recorded() || !onlyConcrete(before, ctx.reads))
     return;
   Entry e;
+  e.f = f;
+  e.argsHash = h;
   e.args = args;
+  // The arguments' own (an integer argument an object allocated there would make a pointer).
+  e.unresolved = view.unresolvedWords();
   std::unordered_map<std::uint64_t, std::uint32_t> index;
   for (const klee::MemoryObject *mo : view.metObjects())
     if (index.emplace(mo->id, e.met.size()).second)
-      e.met.push_back(Met{mo->address, mo->id, objectType(ctx, mo)});
-  std::uint64_t size = 0;
-  {
-    std::unordered_map<std::uint64_t, bool> seen;
-    for (const klee::MemoryObject *mo : view.readObjects())
-      if (seen.emplace(mo->id, true).second)
-        size += mo->size;
-  }
-  if (size > MaxEntryBytes)
-    return;
-  e.bytes.resize(size);
-  std::size_t at = 0;
-  std::unordered_map<std::uint64_t, bool> seen; // the core may ask for an object twice
-  for (const klee::MemoryObject *mo : view.readObjects()) {
-    if (!seen.emplace(mo->id, true).second)
-      continue;
-    auto i = index.find(mo->id);
-    const klee::ObjectState *os = state.addressSpace.findObject(mo);
+      e.met.push_back(Met{mo->address, mo->id, objectType(ctx, mo), npos});
+  const std::vector<RecordedSlot> &given = view.recordedSlots();
+  for (const KleeStateView::RecordedRead &rr : view.readObjects()) {
+    auto i = index.find(rr.mo->id);
     // Read objects are met first (memory_graph.rs); all concrete, or nothing is kept.
-    if (i == index.end() || !os || !os->readConcrete(0, mo->size, e.bytes.data() + at))
+    if (i == index.end() || !rr.concrete)
       return;
-    e.read.push_back(i->second);
-    at += mo->size;
+    if (e.met[i->second].read != npos)
+      continue; // the core may ask for an object twice
+    e.met[i->second].read = e.read.size();
+    e.read.push_back(Read{i->second, static_cast<std::uint32_t>(e.slots.size()), 0, rr.stamp});
+    e.slots.insert(e.slots.end(), given.begin() + rr.from, given.begin() + rr.to);
+    e.read.back().to = e.slots.size();
   }
-  e.unresolved = view.unresolvedWords();
   std::sort(e.unresolved.begin(), e.unresolved.end());
   e.unresolved.erase(std::unique(e.unresolved.begin(), e.unresolved.end()), e.unresolved.end());
-  if (bytes + size > MaxBytes) {
-    last.clear();
-    bytes = 0;
-  }
-  bytes += size;
   e.hit = Hit{std::move(answer), report};
-  last.emplace(f, std::move(e));
+  e.accounted = e.cost();
+  bytes += e.accounted;
+  lru.push_front(std::move(e));
+  Entries &mine = byFunction[f];
+  mine.byArgs[h] = lru.begin();
+  mine.order.push_front(lru.begin());
+  lru.front().inFunction = mine.order.begin();
+  mine.bytes += lru.front().accounted;
+  // The function's least recently used entries, while it holds more than its share (the
+  // one just made goes too when it alone is over it: then `mine` goes with it).
+  while (mine.byArgs.size() > MaxPerFunction || mine.bytes > MaxFunctionBytes) {
+    bool last = mine.byArgs.size() == 1;
+    erase(mine.order.back());
+    if (last)
+      break;
+  }
+  while (bytes > MaxBytes && !lru.empty())
+    erase(std::prev(lru.end()));
 }
 
 } // namespace pspa_plugin

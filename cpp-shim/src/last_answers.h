@@ -1,15 +1,23 @@
-// The last answer of each analysed function, and whether a state still holds what that
-// analysis read: then the call gets the answer without reading the state again.
+// Recent answers of each analysed function, and whether a state still holds what one of
+// those analyses read: then the call gets that answer without reading the state again.
 //
 // An on-demand analysis is a function of what its view gave the core: the arguments, the
-// objects it met (site, size, type) and the contents it read. A later state that has the
-// same arguments, the same objects at the same addresses with the same types, the same
-// bytes in the objects read, and no object at any address those bytes held that was no
-// object's then (a stale pointer that a new object would make live), gives the same
-// answer, whichever path it is on: contents are compared, not states. Only analyses that
-// read concrete bytes alone are kept (a symbolic address's targets depend on the path's
-// constraints), with no pending skipped call on the path (their post-states join the
-// state) and no post-state kept.
+// objects it met (site, size, type) and the pointer slots it read. A later state that has
+// the same arguments, the same objects at the same addresses with the same types, the same
+// targets in the slots of the objects read, and no object at any address those slots held
+// that was no object's then (a stale pointer that a new object would make live), gives the
+// same answer, whichever path it is on: what the core was given is compared, not states.
+// Only analyses that read concrete words alone are kept (a symbolic address's targets
+// depend on the path's constraints), with no pending skipped call on the path (their
+// post-states join the state) and no post-state kept.
+//
+// Objects are compared by KLEE's write stamps first (ObjectState::writeStamp, from the
+// patch: equal stamps of one object mean equal bytes), so that a state that wrote nothing
+// the analysis read costs a lookup per object; an object written since (its stamp moved)
+// has its words read again and their targets compared (libtasn1's decoder writes values
+// and lengths into the nodes that its lookups walk through, never their links). libtasn1's
+// tree walks read 300-1,100 nodes a call, and most calls repeat an earlier one's: the same
+// lookup by the same arguments over links nobody changed in between.
 #ifndef PSPA_LAST_ANSWERS_H
 #define PSPA_LAST_ANSWERS_H
 
@@ -19,6 +27,7 @@
 #include "klee/Expr/Expr.h"
 
 #include <cstdint>
+#include <list>
 #include <unordered_map>
 #include <vector>
 
@@ -36,49 +45,93 @@ namespace pspa_plugin {
 
 class LastAnswers {
 public:
-  /// Object bytes the entries may copy in all; beyond it they start over.
-  static constexpr std::uint64_t MaxBytes = 64u << 20;
-  /// What one entry may compare: keeping a state costs a copy of what was read at every
-  /// analysis, and large ones rarely stay unchanged from one call to the next (libtasn1's
-  /// tree walks: 368 and 1,135 nodes, written between calls; keeping them cost 10 %).
-  static constexpr std::size_t MaxObjects = 64;
-  static constexpr std::uint64_t MaxEntryBytes = 8u << 10;
+  /// What the entries may hold in all (their own bytes and the answers they keep alive),
+  /// and what one function's may: beyond them the least recently used go. Per function,
+  /// so that one whose calls never repeat within its share (libtasn1's `_asn1_find_up`
+  /// walks up from some 380 nodes in turn, each entry about 80 KB) does not push out
+  /// another's that are asked again at once (`asn1_find_node`'s: one entry of 630 KB).
+  static constexpr std::uint64_t MaxBytes = 32u << 20;
+  static constexpr std::uint64_t MaxFunctionBytes = 4u << 20;
+  /// The objects one entry may compare: a state larger than that is not kept (recording
+  /// it would cost every call for an entry that fills the cache).
+  static constexpr std::size_t MaxObjects = 1u << 14;
+  /// Entries per function, one per distinct arguments.
+  static constexpr std::size_t MaxPerFunction = 512;
 
   struct Hit {
     Answer answer;
     pspa::CallReport report;
   };
 
-  /// `f`'s last answer, if `state` still holds, for `args`, what that analysis read.
+  /// An answer of `f` for `args` whose reads `state` still holds, or null.
   const Hit *find(const klee::ExecutionState &state, llvm::Function *f,
-                  const std::vector<klee::ref<klee::Expr>> &args, const ReadContext &ctx) const;
+                  const std::vector<klee::ref<klee::Expr>> &args, const ReadContext &ctx);
 
   /// Keep `answer`, made from `view` of `state` (reads: the context's counters before the
-  /// analysis), if every read was of concrete bytes and the state is small enough.
+  /// analysis), if every read was of concrete bytes and the state is small enough; it
+  /// replaces the entry of `f` for the same arguments.
   void remember(const klee::ExecutionState &state, llvm::Function *f,
                 const std::vector<klee::ref<klee::Expr>> &args, const KleeStateView &view,
                 const ReadContext &ctx, const ReadStats &before, Answer answer, const pspa::CallReport &report);
 
   std::uint64_t hits = 0;
+  /// Objects written since an entry was made whose pointers were found the same (--pspa-stats).
+  std::uint64_t compared = 0;
 
 private:
   struct Met {
     std::uint64_t address, id;
     llvm::Type *type;
+    /// Index into `read`, or npos when only met.
+    std::uint32_t read;
   };
+  struct Read {
+    std::uint32_t met;
+    /// Its slots' targets in `Entry::slots`: [from, to).
+    std::uint32_t from, to;
+    /// The stamp its contents had (moved on when a compare finds the same targets).
+    std::uint64_t stamp;
+  };
+  static constexpr std::uint32_t npos = ~0u;
+  using Slot = RecordedSlot;
   struct Entry {
+    llvm::Function *f;
+    std::uint64_t argsHash;
     std::vector<klee::ref<klee::Expr>> args;
     std::vector<Met> met;
-    /// The objects read (indices into `met`) and their bytes, one after the other.
-    std::vector<std::uint32_t> read;
-    std::vector<std::uint8_t> bytes;
+    std::vector<Read> read;
+    std::vector<Slot> slots;
     /// Sorted.
     std::vector<std::uint64_t> unresolved;
     Hit hit;
+    /// What `bytes` counts for it (its unresolved words may grow later).
+    std::uint64_t accounted = 0;
+    /// Its place in its function's own order (`Entries::order`).
+    std::list<std::list<Entry>::iterator>::iterator inFunction;
+    std::uint64_t cost() const {
+      // The answer too: an entry may be the last to hold it.
+      return sizeof(Entry) + sizeof(Met) * met.size() + sizeof(Read) * read.size() + sizeof(Slot) * slots.size() +
+             8 * unresolved.size() + hit.report.answer_bytes;
+    }
   };
-  bool holds(const Entry &e, const klee::ExecutionState &state, const std::vector<klee::ref<klee::Expr>> &args,
-             const ReadContext &ctx) const;
-  std::unordered_map<llvm::Function *, Entry> last;
+  /// The slots with a target of `os` (`mo`'s contents) in `state`, appended to `out`, and
+  /// its unresolved words to `unresolved`; false when a word is symbolic.
+  static bool slotsOf(const klee::ExecutionState &state, const ReadContext &ctx, const klee::MemoryObject *mo,
+                      const klee::ObjectState *os, std::vector<Slot> &out, std::vector<std::uint64_t> &unresolved);
+  using Lru = std::list<Entry>;
+  bool holds(Entry &e, const klee::ExecutionState &state, const ReadContext &ctx);
+  static std::uint64_t hashOf(const std::vector<klee::ref<klee::Expr>> &args);
+  void erase(Lru::iterator it);
+  /// Front: most recently used.
+  Lru lru;
+  /// Per function, by a hash of the arguments (one entry per hash), and their bytes.
+  struct Entries {
+    std::unordered_map<std::uint64_t, Lru::iterator> byArgs;
+    /// Front: most recently used.
+    std::list<Lru::iterator> order;
+    std::uint64_t bytes = 0;
+  };
+  std::unordered_map<llvm::Function *, Entries> byFunction;
   std::uint64_t bytes = 0;
 };
 

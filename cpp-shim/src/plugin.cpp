@@ -359,8 +359,8 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   auto t0 = std::chrono::steady_clock::now();
   // Before the view: analysing pending skips reads their snapshots.
   rust::Box<pspa::PendingPosts> posts = pendingPosts(state, pending);
-  // The function's last answer serves if the state still holds what it read (never with
-  // post-states to join or keep, nor when every call is to be dumped).
+  // A recent answer of the function serves if the state still holds what it read (never
+  // with post-states to join or keep, nor when every call is to be dumped).
   bool lastServes = options.lastAnswers && !keepPost && options.dumpSnapshots.empty() &&
                     pspa::pending_len(*posts) == 0;
   // Objects allocated from here on have larger ids (KLEE numbers objects in order; the
@@ -453,6 +453,7 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   t.givenUp = givenUp;
   t.joined = joinedAnalyses;
   t.joinFailures = joinFailures;
+  t.unchangedCompared = lastAnswers.compared;
   t.seconds = statTime.getValue() / 1e6;
   t.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::json::Object json;

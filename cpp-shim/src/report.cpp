@@ -74,7 +74,9 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", unknown (read from memory, not a pointer field) = " << reads.unknownUntyped
                  << ", unknown (over the read budget) = " << reads.unknownBudget << "\n";
     llvm::errs() << "KLEE: done: pspa last answers: " << s.unchanged
-                 << " calls answered without reading (the state held what their function's last analysis read)\n";
+                 << " calls answered without reading (the state held what one of their function's recent analyses "
+                    "read; objects written since whose pointers were the same = "
+                 << t.unchangedCompared << ")\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
                  << ", no isomorphism = " << s.miss_no_iso << "\n";
@@ -107,6 +109,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"solver_runs", s.solver_runs},
                                         {"body_rounds", s.body_rounds},
                                         {"unchanged", s.unchanged},
+                                        {"unchanged_compared", t.unchangedCompared},
                                         {"objects_met", s.objects_met},
                                         {"objects_read", s.objects_read},
                                         {"fetch_rounds", s.fetch_rounds},

@@ -51,6 +51,8 @@ struct AnalysisTotals {
   std::uint64_t givenUp = 0;
   /// Analyses that joined pending skips' post-states, and those that failed for want of one.
   std::uint64_t joined = 0, joinFailures = 0;
+  /// Recent answers given again: objects written since whose pointers were the same.
+  std::uint64_t unchangedCompared = 0;
   double seconds = 0, runSeconds = 0;
 };
 

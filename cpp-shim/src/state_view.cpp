@@ -133,6 +133,7 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
     recording = false;
     met = {};
     readMos = {};
+    slots = {};
     unresolved = {};
   }
   if (recording)
@@ -212,36 +213,54 @@ KleeStateView::AddressSource KleeStateView::holdsAddress(const klee::ref<klee::E
   return found;
 }
 
-/// A concrete pointer-sized value: null, a function's address, an address in an object,
-/// or an integer (no target).
-bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const {
+WordTarget wordTarget(const ReadContext &ctx, const klee::AddressSpace &space, std::uint64_t lo, std::uint64_t hi,
+                      std::uint64_t v, klee::MemoryObject &probe) {
   // The first page is never mapped: small values (counts, flags, null) are integers. Most
   // words read are such; they cost no lookup.
   if (v < 4096)
-    return true;
+    return {WordTarget::Integer, 0, 0};
   // The object holding v, as AddressSpace::resolveOne finds it, without building a
   // ConstantExpr per word (a tenth of the reading time). Objects first: most addresses in
   // memory are data pointers.
-  // One probe object, moved: constructing one per word would use up KLEE's object ids (a
-  // signed int counter) in a long run.
   // Outside the bound objects' span: a function's address (KLEE does not bind those) or
   // an integer.
-  if (v >= objLo && v < objHi) {
-    if (const klee::MemoryObject *mo = objectHolding(state.addressSpace, v, probe)) {
-      if (mo->allocSite && isa<Function>(mo->allocSite)) {
-        out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(mo->allocSite)});
-      } else {
-        known.emplace(mo->id, mo);
-        out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, mo->id, v - mo->address, true, 0});
-      }
-      return true;
+  if (v >= lo && v < hi) {
+    if (const klee::MemoryObject *mo = objectHolding(space, v, probe)) {
+      if (mo->allocSite && isa<Function>(mo->allocSite))
+        return {WordTarget::Function, reinterpret_cast<std::uint64_t>(mo->allocSite), 0};
+      return {WordTarget::Object, mo->id, v - mo->address, mo};
     }
   }
   if (Function *fn = ctx.executor->getFunctionAt(v))
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(fn)});
-  else if (recording)
-    unresolved.push_back(v); // an object allocated there later would make it a pointer
-  return true; // otherwise not an address: an integer
+    return {WordTarget::Function, reinterpret_cast<std::uint64_t>(fn), 0};
+  return {WordTarget::Unresolved, 0, 0}; // an object allocated there later would make it a pointer
+}
+
+/// A concrete pointer-sized value: null, a function's address, an address in an object,
+/// or an integer (no target).
+bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const {
+  // One probe object, moved: constructing one per word would use up KLEE's object ids (a
+  // signed int counter) in a long run.
+  push(wordTarget(ctx, state.addressSpace, objLo, objHi, v, probe), v, out);
+  return true;
+}
+
+void KleeStateView::push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const {
+  switch (t.kind) {
+  case WordTarget::Integer:
+    break;
+  case WordTarget::Object:
+    known.emplace(t.a, t.mo);
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, t.a, t.b, true, 0});
+    break;
+  case WordTarget::Function:
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, static_cast<std::size_t>(t.a)});
+    break;
+  case WordTarget::Unresolved:
+    if (recording)
+      unresolved.push_back(v);
+    break;
+  }
 }
 
 bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const {
@@ -324,8 +343,12 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
   const klee::ObjectState *os = state.addressSpace.findObject(mo);
   if (!os)
     return false;
-  if (recording)
-    readMos.push_back(mo);
+  // Recorded for LastAnswers: what the core is given of it.
+  RecordedRead *rec = nullptr;
+  if (recording) {
+    readMos.push_back(RecordedRead{mo, os->writeStamp(), static_cast<std::uint32_t>(slots.size()), 0, true});
+    rec = &readMos.back();
+  }
   unsigned width = klee::Context::get().getPointerWidth();
   unsigned bytes = width / 8;
   const DataLayout &dl = ctx.module->getDataLayout();
@@ -337,13 +360,20 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
     // it): no expression is built.
     if (os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
       ctx.reads.concrete++;
-      concreteTarget(word, ts);
+      WordTarget t = wordTarget(ctx, state.addressSpace, objLo, objHi, word, probe);
+      push(t, word, ts);
+      if (rec && (t.kind == WordTarget::Object || t.kind == WordTarget::Function))
+        slots.push_back(RecordedSlot{off, static_cast<std::uint64_t>(t.kind), t.a, t.b});
     } else if (!targets(os->read(off, width), pointerAt(dl, type, off), ts)) {
       return false;
+    } else if (rec) {
+      rec->concrete = false;
     }
     if (!ts.empty())
       v.push_back(pspa::SlotFfi{off, std::move(ts)});
   }
+  if (rec)
+    rec->to = slots.size();
   return true;
 }
 

@@ -67,6 +67,25 @@ std::pair<std::uint64_t, std::uint64_t> boundSpan(const klee::AddressSpace &spac
 const klee::MemoryObject *objectHolding(const klee::AddressSpace &space, std::uint64_t v,
                                         klee::MemoryObject &probe);
 
+/// What a concrete pointer-sized word of memory is to the core: an integer (below the first
+/// page), an address in an object (`a`: its id, `b`: the offset), a function's address
+/// (`a`: the llvm::Function*), or an integer no object holds now (`Unresolved`: an object
+/// allocated there later would make it a pointer). KleeStateView reads words by it, and
+/// LastAnswers compares written objects by it.
+struct WordTarget {
+  enum Kind { Integer, Object, Function, Unresolved } kind;
+  std::uint64_t a, b;
+  const klee::MemoryObject *mo = nullptr;
+};
+/// A slot with a target, as wordTarget gave it: what LastAnswers compares.
+struct RecordedSlot {
+  std::uint64_t offset, kind, a, b;
+  bool operator==(const RecordedSlot &o) const { return offset == o.offset && kind == o.kind && a == o.a && b == o.b; }
+};
+/// `v` in `space`, whose bound objects lie in [lo, hi).
+WordTarget wordTarget(const ReadContext &ctx, const klee::AddressSpace &space, std::uint64_t lo, std::uint64_t hi,
+                      std::uint64_t v, klee::MemoryObject &probe);
+
 /// A KLEE state as the core sees it. Answers are cached: the core may ask twice.
 class KleeStateView : public pspa::StateView {
 public:
@@ -97,6 +116,7 @@ public:
 private:
   bool targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const;
   bool concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
+  void push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
   enum class AddressSource { None, Constant, Memory };
   AddressSource holdsAddress(const klee::ref<klee::Expr> &e) const;
   llvm::Type *typeOf(const klee::MemoryObject *mo) const;
@@ -121,14 +141,24 @@ public:
   /// function's address.
   bool recorded() const { return recording; }
   const std::vector<const klee::MemoryObject *> &metObjects() const { return met; }
-  const std::vector<const klee::MemoryObject *> &readObjects() const { return readMos; }
+  /// A read object: its contents' write stamp when read, and its slots with a target
+  /// (`recordedSlots()[from..to)`, in offset order); `concrete`: every word was.
+  struct RecordedRead {
+    const klee::MemoryObject *mo;
+    std::uint64_t stamp;
+    std::uint32_t from, to;
+    bool concrete;
+  };
+  const std::vector<RecordedRead> &readObjects() const { return readMos; }
+  const std::vector<RecordedSlot> &recordedSlots() const { return slots; }
   const std::vector<std::uint64_t> &unresolvedWords() const { return unresolved; }
 
 private:
   mutable bool recording = false;
   mutable std::size_t recordCap = 0;
   mutable std::vector<const klee::MemoryObject *> met;
-  mutable std::vector<const klee::MemoryObject *> readMos;
+  mutable std::vector<RecordedRead> readMos;
+  mutable std::vector<RecordedSlot> slots;
   mutable std::vector<std::uint64_t> unresolved;
   /// Time spent resolving symbolic addresses for this call (--pspa-max-read-ms).
   mutable std::chrono::steady_clock::duration resolving{};
