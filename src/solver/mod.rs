@@ -166,6 +166,11 @@ pub struct Solver<'p> {
     merge_keys: FxHashMap<MergeKey<'p>, Node>,
     /// covering(): abstract fields a (layout, field, size) access overlaps, relative.
     cover_memo: std::cell::RefCell<CoverMemo>,
+    /// Reused buffers of the per-round passes (a list walk makes a round per cell: an
+    /// allocation each per round was a tenth of such a solve).
+    cx_scratch: Vec<Cx>,
+    heap_scratch: Vec<std::cmp::Reverse<(u32, Node)>>,
+    grown_scratch: Vec<Node>,
     /// When on (`track_reads`): every field node whose contents flowed somewhere (the
     /// source of a load, a copy or an escape edge). The demand-driven projection fetches
     /// an object of the state only when one of its fields is here: contents that flow
@@ -240,6 +245,9 @@ impl<'p> Solver<'p> {
             model_vars: FxHashMap::default(),
             merge_keys: FxHashMap::default(),
             cover_memo: Default::default(),
+            cx_scratch: Vec::new(),
+            heap_scratch: Vec::new(),
+            grown_scratch: Vec::new(),
             reads: None,
             loads: RoaringBitmap::new(),
             budget: None,
@@ -288,6 +296,25 @@ impl<'p> Solver<'p> {
         n
     }
 
+    /// `n` new nodes at once (an object's fields): each vector grown once.
+    fn new_nodes(&mut self, n: usize) {
+        let end = self.rep.len() + n;
+        let first = self.rep.len() as Node;
+        self.node_obj.resize(end, NONE);
+        self.node_field.resize(end, 0);
+        self.rep.extend(first..end as Node);
+        self.pts.resize_with(end, RoaringBitmap::new);
+        self.pdelta.resize_with(end, RoaringBitmap::new);
+        self.cdelta.resize_with(end, RoaringBitmap::new);
+        self.succ.resize_with(end, Vec::new);
+        self.succ_dirty.resize(end, false);
+        self.complex.resize_with(end, Vec::new);
+        self.changed.resize(end, false);
+        self.listed.resize(end, false);
+        self.topo_pos.resize(end, u32::MAX);
+        self.in_dirty.resize(end, false);
+    }
+
     /// Room for `n` more nodes (objects' fields, model variables) without regrowing.
     pub fn reserve_nodes(&mut self, n: usize) {
         self.node_obj.reserve(n);
@@ -325,10 +352,11 @@ impl<'p> Solver<'p> {
         let id = self.objs.len() as ObjId;
         let nfields = self.prog.fields_of(o.layout);
         let base = self.rep.len() as Node;
-        for f in 0..nfields {
-            let n = self.new_node();
-            self.node_obj[n as usize] = id;
-            self.node_field[n as usize] = f;
+        self.new_nodes(nfields as usize);
+        let b = base as usize;
+        self.node_obj[b..].fill(id);
+        for (f, slot) in self.node_field[b..].iter_mut().enumerate() {
+            *slot = f as u32;
         }
         self.objs.push(ObjInfo {
             obj: o,
@@ -687,8 +715,9 @@ impl<'p> Solver<'p> {
     fn propagate_changed(&mut self) {
         use std::cmp::Reverse;
         let mut heap: std::collections::BinaryHeap<Reverse<(u32, Node)>> =
-            std::collections::BinaryHeap::new();
-        let mut grown = Vec::new();
+            std::mem::take(&mut self.heap_scratch).into();
+        heap.clear();
+        let mut grown = std::mem::take(&mut self.grown_scratch);
         for i in 0..self.changed_list.len() {
             let v = self.find(self.changed_list[i]);
             if self.changed[v as usize] && !self.succ[v as usize].is_empty() {
@@ -697,7 +726,7 @@ impl<'p> Solver<'p> {
         }
         while let Some(Reverse((_, v))) = heap.pop() {
             if self.out_of_budget() {
-                return;
+                break;
             }
             // No node merges while propagating: v is a representative.
             self.incr_work += 1 + self.succ[v as usize].len();
@@ -708,6 +737,12 @@ impl<'p> Solver<'p> {
                     heap.push(Reverse((self.topo_pos[w as usize], w)));
                 }
             }
+        }
+        let over = self.over_budget;
+        self.heap_scratch = heap.into_vec();
+        self.grown_scratch = grown;
+        if over {
+            return;
         }
         self.drop_unpropagated();
     }
@@ -779,11 +814,16 @@ impl<'p> Solver<'p> {
             if delta.is_empty() {
                 continue;
             }
-            let cxs = self.complex[n as usize].clone();
+            // A copy (the node's list may grow or move while its constraints run), into a
+            // buffer kept between rounds.
+            let mut cxs = std::mem::take(&mut self.cx_scratch);
+            cxs.clear();
+            cxs.extend_from_slice(&self.complex[n as usize]);
             let mark = self.edge_adds;
             for cx in &cxs {
                 grew |= self.apply_cx(cx, &delta);
             }
+            self.cx_scratch = cxs;
             grew |= self.edge_adds != mark;
         }
         grew
