@@ -248,7 +248,9 @@ pub struct FrontStats {
 #[derive(Clone, Debug, Default)]
 pub struct Program {
     pub module: String,
-    pub layouts: Vec<Layout>,
+    /// Shared with the slices (`slice.rs`): a copy per slice was most of the plugin's
+    /// memory on m4 (hundreds of slices, each with every layout's per-byte tables).
+    pub layouts: std::sync::Arc<Vec<Layout>>,
     pub objects: Vec<Object>,
     pub num_vars: u32,
     pub functions: Vec<Function>,
@@ -411,7 +413,8 @@ impl Program {
     }
 
     pub fn add_layout(&mut self, l: Layout) -> LayoutId {
-        self.layouts.push(l);
+        // Copied first when slices share them (they are made again: `Session::slice_for`).
+        std::sync::Arc::make_mut(&mut self.layouts).push(l);
         (self.layouts.len() - 1) as LayoutId
     }
 
