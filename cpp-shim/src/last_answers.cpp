@@ -80,7 +80,7 @@ bool LastAnswers::slotsOf(const klee::ExecutionState &state, const ReadContext &
 
 bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadContext &ctx) {
   std::vector<Slot> now;
-  std::vector<std::uint64_t> moreUnresolved;
+  std::vector<std::uint64_t> integers;
   // The objects read first: a write since shows there soonest.
   for (Read &r : e.read) {
     const Met &m = e.met[r.met];
@@ -92,21 +92,19 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
       continue;
     // Written since (perhaps in another state, or only its data): compare its targets.
     now.clear();
-    std::size_t unresolvedBefore = moreUnresolved.size();
-    if (!slotsOf(state, ctx, mo, os, now, moreUnresolved) ||
-        !std::equal(now.begin(), now.end(), e.slots.begin() + r.from, e.slots.begin() + r.to)) {
-      moreUnresolved.resize(unresolvedBefore);
+    integers.clear();
+    if (!slotsOf(state, ctx, mo, os, now, integers) ||
+        !std::equal(now.begin(), now.end(), e.slots.begin() + r.from, e.slots.begin() + r.to))
       return false;
-    }
-    // Later states are compared against these contents from now on, so their integers
-    // join those that must stay no object's.
+    // Later states are compared against these contents from now on (whatever the rest of
+    // this check finds), so their integers join at once those that must stay no object's.
     r.stamp = os->writeStamp();
     ++compared;
-  }
-  if (!moreUnresolved.empty()) {
-    e.unresolved.insert(e.unresolved.end(), moreUnresolved.begin(), moreUnresolved.end());
-    std::sort(e.unresolved.begin(), e.unresolved.end());
-    e.unresolved.erase(std::unique(e.unresolved.begin(), e.unresolved.end()), e.unresolved.end());
+    if (!integers.empty()) {
+      e.unresolved.insert(e.unresolved.end(), integers.begin(), integers.end());
+      std::sort(e.unresolved.begin(), e.unresolved.end());
+      e.unresolved.erase(std::unique(e.unresolved.begin(), e.unresolved.end()), e.unresolved.end());
+    }
   }
   for (const Met &m : e.met) {
     if (m.read != npos)
