@@ -248,7 +248,7 @@ pub struct FrontStats {
 #[derive(Clone, Debug, Default)]
 pub struct Program {
     pub module: String,
-    /// Shared with the slices (`slice.rs`): a copy per slice was most of the plugin's
+    /// Shared with the slices (`slice.rs`): a copy per slice was 50 MB of the plugin's
     /// memory on m4 (hundreds of slices, each with every layout's per-byte tables).
     pub layouts: std::sync::Arc<Vec<Layout>>,
     pub objects: Vec<Object>,
