@@ -249,7 +249,7 @@ pub struct FrontStats {
 pub struct Program {
     pub module: String,
     /// Shared with the slices (`slice.rs`): a copy per slice was 50 MB of the plugin's
-    /// memory on m4 (hundreds of slices, each with every layout's per-byte tables).
+    /// memory on m4 (every layout with its per-byte tables, in each slice).
     pub layouts: std::sync::Arc<Vec<Layout>>,
     pub objects: Vec<Object>,
     pub num_vars: u32,
