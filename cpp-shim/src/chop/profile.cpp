@@ -116,7 +116,7 @@ void Profiler::pop(klee::ExecutionState &state, Path &p) {
         ++droppedWatches;
       }
       p.watches.push_back(Watch{fr.site, fr.answer, fr.firstNew, state.steppedInstructions, ++p.clock,
-                                std::make_shared<std::unordered_map<std::uint64_t, bool>>(), pushes});
+                                std::make_shared<WriteCache>(), pushes});
     }
   }
 }
@@ -162,15 +162,23 @@ void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now, cons
 }
 
 bool Profiler::mayWrite(Watch &w, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known) {
-  auto it = w.anyOf->find(mo->id);
-  if (it == w.anyOf->end())
-    it = w.anyOf
-             ->emplace(mo->id, pspa::answer_may_write(host.analysisEngine(), **w.answer, liveObject(mo, w.firstNew),
+  WriteCache &c = *w.mayWrite;
+  auto it = c.anyOf.find(mo->id);
+  if (it == c.anyOf.end())
+    it = c.anyOf
+             .emplace(mo->id, pspa::answer_may_write(host.analysisEngine(), **w.answer, liveObject(mo, w.firstNew),
                                                       0, 0, false))
              .first;
   if (!it->second || !known)
     return it->second;
-  return pspa::answer_may_write(host.analysisEngine(), **w.answer, liveObject(mo, w.firstNew), off, bytes, true);
+  WriteCache::Bytes key{mo->id, off, bytes};
+  auto r = c.ranges.find(key);
+  if (r != c.ranges.end())
+    return r->second;
+  bool may = pspa::answer_may_write(host.analysisEngine(), **w.answer, liveObject(mo, w.firstNew), off, bytes, true);
+  if (c.ranges.size() < WriteCache::MaxRanges)
+    c.ranges.emplace(key, may);
+  return may;
 }
 
 void Profiler::access(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,

@@ -53,6 +53,23 @@ struct FunctionProfile {
   std::string stopped;
 };
 
+/// What a watched call may write, as asked (see Watch::mayWrite).
+struct WriteCache {
+  struct Bytes {
+    std::uint64_t id, offset, size;
+    bool operator==(const Bytes &o) const { return id == o.id && offset == o.offset && size == o.size; }
+  };
+  struct BytesHash {
+    std::size_t operator()(const Bytes &b) const {
+      return std::hash<std::uint64_t>()(b.id * 0x9E3779B97F4A7C15ull ^ (b.offset << 20) ^ b.size);
+    }
+  };
+  /// Beyond this many byte ranges (a scan of a large buffer) they are asked each time.
+  static constexpr std::size_t MaxRanges = 4096;
+  std::unordered_map<std::uint64_t, bool> anyOf;
+  std::unordered_map<Bytes, bool, BytesHash> ranges;
+};
+
 class Profiler {
 public:
   /// `refuse(f)`: why `f` can never be skipped ("" if it can), asked once per function.
@@ -125,8 +142,11 @@ private:
     Answer answer;
     std::uint64_t firstNew, returnedAt;
     unsigned stamp; // writes stamped at least this came after the return
-    /// answer_may_write for a whole object, by id (asked once per object and watch).
-    std::shared_ptr<std::unordered_map<std::uint64_t, bool>> anyOf;
+    /// answer_may_write, asked once per watch: for a whole object (by id), and for the
+    /// bytes of an access (by id, offset and size; the path reads a node's fields again
+    /// and again, and each answer was a call into the core: a tenth of libtasn1's
+    /// `--skip-functions=auto` run). Shared by the forks of the path.
+    std::shared_ptr<WriteCache> mayWrite;
     std::uint64_t seq = 0; // frames pushed after it have larger seqs
     /// The path touched an object that existed at the call: a skip of it would have been
     /// analysed then (chopping analyses a skipped call at such an access, not before).
