@@ -59,12 +59,12 @@ std::uint64_t LastAnswers::hashOf(const std::vector<klee::ref<klee::Expr>> &args
   return h;
 }
 
-bool LastAnswers::slotsOf(const klee::ExecutionState &state, const ReadContext &ctx, const klee::MemoryObject *mo,
-                          const klee::ObjectState *os, std::vector<Slot> &out,
-                          std::vector<std::uint64_t> &unresolved) {
+bool LastAnswers::slotsOf(const klee::ExecutionState &state, std::pair<std::uint64_t, std::uint64_t> span,
+                          const ReadContext &ctx, const klee::MemoryObject *mo, const klee::ObjectState *os,
+                          std::vector<Slot> &out, std::vector<std::uint64_t> &unresolved) {
   // KleeStateView::pointer_slots' words, by the same rule (wordTarget).
   unsigned bytes = klee::Context::get().getPointerWidth() / 8;
-  auto [lo, hi] = boundSpan(state.addressSpace);
+  auto [lo, hi] = span;
   for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
     std::uint64_t word = 0;
     if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word)))
@@ -81,6 +81,8 @@ bool LastAnswers::slotsOf(const klee::ExecutionState &state, const ReadContext &
 bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadContext &ctx) {
   std::vector<Slot> now;
   std::vector<std::uint64_t> integers;
+  // The bound objects' span, once per check (a walk to both ends of KLEE's object map).
+  const std::pair<std::uint64_t, std::uint64_t> span = boundSpan(state.addressSpace);
   // The objects read first: a write since shows there soonest.
   for (Read &r : e.read) {
     const Met &m = e.met[r.met];
@@ -93,7 +95,7 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
     // Written since (perhaps in another state, or only its data): compare its targets.
     now.clear();
     integers.clear();
-    if (!slotsOf(state, ctx, mo, os, now, integers) ||
+    if (!slotsOf(state, span, ctx, mo, os, now, integers) ||
         !std::equal(now.begin(), now.end(), e.slots.begin() + r.from, e.slots.begin() + r.to))
       return false;
     // Later states are compared against these contents from now on (whatever the rest of
@@ -116,7 +118,7 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
   // A word that was no address may be one now: an object allocated there since. Only
   // words within the bound objects' span can be (a lookup each).
   if (!e.unresolved.empty()) {
-    auto [lo, hi] = boundSpan(state.addressSpace);
+    auto [lo, hi] = span;
     for (auto it = std::lower_bound(e.unresolved.begin(), e.unresolved.end(), lo);
          it != e.unresolved.end() && *it < hi; ++it)
       if (objectHolding(state.addressSpace, *it, probe()))

@@ -77,7 +77,6 @@ public:
                 const std::vector<klee::ref<klee::Expr>> &args, const KleeStateView &view,
                 const ReadContext &ctx, const ReadStats &before, Answer answer, const pspa::CallReport &report);
 
-  std::uint64_t hits = 0;
   /// Objects written since an entry was made whose pointers were found the same (--pspa-stats).
   std::uint64_t compared = 0;
 
@@ -117,10 +116,12 @@ private:
              8 * unresolved.size() + hit.report.answer_bytes;
     }
   };
-  /// The slots with a target of `os` (`mo`'s contents) in `state`, appended to `out`, and
-  /// its unresolved words to `unresolved`; false when a word is symbolic.
-  static bool slotsOf(const klee::ExecutionState &state, const ReadContext &ctx, const klee::MemoryObject *mo,
-                      const klee::ObjectState *os, std::vector<Slot> &out, std::vector<std::uint64_t> &unresolved);
+  /// The slots with a target of `os` (`mo`'s contents) in `state`, whose bound objects lie
+  /// in `span`, appended to `out`, and its unresolved words to `unresolved`; false when a
+  /// word is symbolic.
+  static bool slotsOf(const klee::ExecutionState &state, std::pair<std::uint64_t, std::uint64_t> span,
+                      const ReadContext &ctx, const klee::MemoryObject *mo, const klee::ObjectState *os,
+                      std::vector<Slot> &out, std::vector<std::uint64_t> &unresolved);
   using Lru = std::list<Entry>;
   bool holds(Entry &e, const klee::ExecutionState &state, const ReadContext &ctx);
   static std::uint64_t hashOf(const std::vector<klee::ref<klee::Expr>> &args);

@@ -369,7 +369,6 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   if (lastServes) {
     if (const pspa_plugin::LastAnswers::Hit *hit = lastAnswers.find(state, f, arguments, reading)) {
       ++statReuses;
-      ++lastAnswers.hits;
       pspa::engine_count_unchanged(**engine);
       auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
       statTime += us;
