@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <set>
 
 using namespace llvm;
 using pspa_plugin::chop::unwatch;
@@ -34,6 +35,18 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   chop::FunctionStats &fs = stats[snap->f->getName().str()];
   ++fs.recoveries;
   ++fs.bySite[snap->call && snap->call->info ? snap->call->info->line : 0].second;
+  {
+    unsigned line = snap->call && snap->call->info ? snap->call->info->line : 0;
+    std::set<std::tuple<unsigned, const llvm::Function *, unsigned>> held;
+    for (const klee::StackFrame &fr : state.stack) {
+      unsigned from = fr.caller && fr.caller->info ? fr.caller->info->line : 0;
+      for (unsigned l : {line, ~0u})
+        for (unsigned c : {from, ~0u})
+          held.insert({l, fr.kf->function, c});
+    }
+    for (const auto &k : held)
+      ++fs.recoveredInside[k];
+  }
   std::string at = chop::where(ki);
   if (fs.triggers.size() < 8 || fs.triggers.count(at))
     ++fs.triggers[at]; // the first eight load locations, counted
