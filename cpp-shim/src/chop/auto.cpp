@@ -38,7 +38,7 @@ void ChopClient::autoChoose(const chop::Site &site) {
     chop::FunctionStats &fs = stats[unit.first->getName().str()];
     bool whole = unit.second == chop::EveryCall;
     auto [allSkips, allRecovered] = whole ? std::make_pair(fs.snapshots, fs.recoveries) : fs.bySite[unit.second];
-    // Skipped again after a stop: judged on what came after.
+    // Gone on after a stop was due (below): judged on what came after.
     std::uint64_t skips = allSkips - sk->second.skipsBefore, recovered = allRecovered - sk->second.recoveriesBefore;
     // Judged only when the answer may have changed: past the minimum, on new recoveries.
     // Without them the observed share only falls and the unit's row only gains (its skipped
@@ -51,11 +51,35 @@ void ChopClient::autoChoose(const chop::Site &site) {
                                            profiler->runInstructions(), profiler->runSeconds(), skips, recovered));
     if (why.empty())
       return;
-    // The profile counts the calls that ran; the unit's skipped calls come on top.
-    std::uint64_t calls = (whole ? profiler->functionRow(unit.first).calls : profiler->of(unit).calls) + allSkips;
+    // Most recoveries read inside calls the run has not chosen yet: rank now (the rankings
+    // wait for work to pass, and the recoveries may have come between two), and if that
+    // chooses those calls, the unit goes on, judged afresh: the reads are skipped with them.
+    // libosip: the URI's header parser, read inside osip_uri_free.
+    if (!sk->second.ranked) {
+      sk->second.ranked = true;
+      std::set<chop::Site> before;
+      for (auto &[s, a] : autoSkipped)
+        before.insert(s);
+      rankAndChoose(true);
+      for (auto &[s, a] : autoSkipped) {
+        if (before.count(s))
+          continue;
+        auto in = fs.recoveredInside.find({unit.second, s.first, s.second});
+        std::uint64_t inside = in == fs.recoveredInside.end() ? 0 : in->second;
+        if (2 * inside < allRecovered)
+          continue;
+        AutoSkip &a2 = autoSkipped.at(unit);
+        a2.skipsBefore = allSkips;
+        a2.recoveriesBefore = allRecovered;
+        klee::klee_message("pspa chop: --skip-functions=auto: %s goes on: %llu of its %llu recoveries were read inside calls of %s, "
+                           "skipped now",
+                           chop::siteName(unit).c_str(), static_cast<unsigned long long>(inside),
+                           static_cast<unsigned long long>(allRecovered), chop::siteName(s).c_str());
+        return;
+      }
+      sk = autoSkipped.find(unit);
+    }
     autoSkipped.erase(sk);
-    if (autoRetried.erase(unit))
-      why += " since it was skipped again";
     if (whole) {
       skip.erase(unit.first);
     } else {
@@ -64,7 +88,7 @@ void ChopClient::autoChoose(const chop::Site &site) {
       if (lines.empty())
         skip.erase(unit.first); // an empty set would mean every call
     }
-    autoStopped[unit] = {why, allRecovered, calls};
+    autoStopped[unit] = why;
     for (auto &[s, fp] : profiler->sitesOf(unit.first))
       if (whole || s.second == unit.second)
         fp->stopped = "skipping it stopped: " + why;
@@ -75,9 +99,15 @@ void ChopClient::autoChoose(const chop::Site &site) {
       autoStopped.count(chop::Site{site.first, chop::EveryCall}))
     return;
   ++callsSinceRank;
-  if (profiler->changes == rankedAt ||
-      (ranks >= EagerRanks && (callsSinceRank < RankEvery || profiler->runInstructions() <
-                                                                  rankedInstructions + RankInstructionsPerSite * rankedSites)))
+  rankAndChoose(false);
+}
+
+void ChopClient::rankAndChoose(bool force) {
+  if (autoSkipped.size() >= autoTop)
+    return;
+  if (!force && (profiler->changes == rankedAt ||
+                (ranks >= EagerRanks && (callsSinceRank < RankEvery || profiler->runInstructions() <
+                                                                           rankedInstructions + RankInstructionsPerSite * rankedSites))))
     return;
   auto now = std::chrono::steady_clock::now();
   rankedAt = profiler->changes;
@@ -115,49 +145,6 @@ void ChopClient::autoChoose(const chop::Site &site) {
     autoSkipped[s] = {calls, std::string(v.reason)};
     klee::klee_message("pspa chop: --skip-functions=auto: %s is skipped from its call %llu on: %s", chop::siteName(s).c_str(),
                        static_cast<unsigned long long>(calls + 1), std::string(v.reason).c_str());
-    retryReadBy(s);
-  }
-}
-
-void ChopClient::retryReadBy(const chop::Site &reader) {
-  // A unit stopped because the paths read its effects inside calls of `reader`, now
-  // skipped: those reads no longer happen (a skipped call's analysis joins the pending
-  // post-states instead), so skipping the unit may pay now. libosip: the URI's header
-  // parser, stopped after its lists were read inside every osip_uri_free the run had not
-  // chosen yet. At least half of its recoveries must have been inside.
-  for (auto it = autoStopped.begin(); it != autoStopped.end();) {
-    const chop::Site unit = it->first;
-    const Stopped &st = it->second;
-    chop::FunctionStats &fs = stats[unit.first->getName().str()];
-    auto in = fs.recoveredInside.find({unit.second, reader.first, reader.second});
-    std::uint64_t inside = in == fs.recoveredInside.end() ? 0 : in->second;
-    if (autoSkipped.size() >= autoTop)
-      return;
-    if (unit.first == reader.first || st.recoveries == 0 || 2 * inside < st.recoveries || !refuse(unit.first).empty()) {
-      ++it;
-      continue;
-    }
-    bool whole = unit.second == chop::EveryCall;
-    auto [allSkips, allRecovered] = whole ? std::make_pair(fs.snapshots, fs.recoveries) : fs.bySite[unit.second];
-    std::uint64_t calls = (whole ? profiler->functionRow(unit.first).calls : profiler->of(unit).calls) + allSkips;
-    std::string why = std::to_string(inside) + " of its " + std::to_string(st.recoveries) +
-                      " recoveries were read inside calls of " + chop::siteName(reader) + ", skipped now";
-    AutoSkip again{calls, "skipped again: " + why};
-    again.skipsBefore = allSkips;
-    again.recoveriesBefore = allRecovered;
-    autoSkipped[unit] = again;
-    autoRetried[unit] = "run again from call " + std::to_string(st.calls + 1) + " (" + st.why + "), then skipped again from call " +
-                        std::to_string(calls + 1) + ": " + why;
-    if (whole)
-      skip[unit.first].clear();
-    else
-      skip[unit.first].insert(unit.second);
-    for (auto &[s, fp] : profiler->sitesOf(unit.first))
-      if (whole || s.second == unit.second)
-        fp->stopped.clear();
-    klee::klee_message("pspa chop: --skip-functions=auto: %s is skipped again from its call %llu on: %s",
-                       chop::siteName(unit).c_str(), static_cast<unsigned long long>(calls + 1), why.c_str());
-    it = autoStopped.erase(it);
   }
 }
 

@@ -127,8 +127,9 @@ private:
   /// again when it changed; stops skipping a function whose recoveries cost more than they
   /// save).
   void autoChoose(const chop::Site &site);
-  /// Skips again the stopped units whose recoveries were mostly read inside `reader`'s calls.
-  void retryReadBy(const chop::Site &reader);
+  /// Ranks the profile and skips what the ranking proposes; `force`: whatever the work
+  /// since the last ranking.
+  void rankAndChoose(bool force);
   /// chop.csv's `auto` column for `name`.
   std::string autoNote(const std::string &name) const;
 
@@ -198,20 +199,14 @@ private:
     std::uint64_t calls;                    // the unit's calls before its first skip
     std::string reason;                     // the ranking's
     std::uint64_t judgedRecoveries = ~0ull; // its recoveries when the stop rule last said go on
-    /// Its skips and recoveries before it was skipped again (see Stopped): the stop rule
-    /// judges what came after.
+    /// Its skips and recoveries when a stop was due but the calls its recoveries were read
+    /// inside got skipped (autoChoose): the stop rule judges what came after.
     std::uint64_t skipsBefore = 0, recoveriesBefore = 0;
-  };
-  /// A unit skipping stopped for, with what its recoveries were then.
-  struct Stopped {
-    std::string why;
-    std::uint64_t recoveries = 0; // of the unit (its function's, or the site's), all told
-    std::uint64_t calls = 0;      // the unit's calls then
+    /// The stop rule ranked once before stopping it (see autoChoose).
+    bool ranked = false;
   };
   std::map<chop::Site, AutoSkip> autoSkipped;
-  std::map<chop::Site, Stopped> autoStopped;
-  /// Units skipped again after a stop, with why (reported beside the first choice).
-  std::map<chop::Site, std::string> autoRetried;
+  std::map<chop::Site, std::string> autoStopped;
   std::uint64_t rankedAt = ~0ull, ranks = 0, callsSinceRank = 0;
   double rankSeconds = 0; // spent ranking (reported: the online choice's own cost)
   std::uint64_t rankedInstructions = 0, rankedSites = 0; // at the last ranking

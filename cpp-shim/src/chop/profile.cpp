@@ -34,6 +34,14 @@ constexpr std::uint64_t MaxStampedBytes = 1 << 20;
 /// A function's first analyses fill the summary cache that its later calls reuse: their
 /// time is not what a skip costs (chopping pays it once).
 constexpr std::uint64_t ColdAnalyses = 4;
+
+/// A read-inside key: `F:LINE>G:LINE`, outermost first (pspa::skips parses it).
+std::string insideKey(const std::vector<Site> &chain) {
+  std::string key;
+  for (const Site &s : chain)
+    key += (key.empty() ? "" : ">") + s.first->getName().str() + ":" + std::to_string(s.second);
+  return key;
+}
 } // namespace
 
 Profiler::Profiler(Host &host, std::function<std::string(llvm::Function *)> refuse, unsigned sample, bool payingOnly)
@@ -145,10 +153,10 @@ void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now, cons
       if (fr.seq > w.seq)
         after.push_back(&fr);
     if (!after.empty()) {
-      std::string key;
+      std::vector<Site> chain;
       for (std::size_t k = after.size() > 4 ? after.size() - 4 : 0; k < after.size(); ++k)
-        key += (key.empty() ? "" : ">") + after[k]->site.first->getName().str() + ":" +
-               std::to_string(after[k]->site.second);
+        chain.push_back(after[k]->site);
+      std::string key = insideKey(chain);
       if (fp.readInside.size() < 16 || fp.readInside.count(key))
         ++fp.readInside[key];
       else
@@ -159,6 +167,21 @@ void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now, cons
   }
   if (p.watches.empty())
     p.stamps.clear();
+}
+
+void Profiler::recovered(const Site &site, const std::vector<Site> &after) {
+  FunctionProfile &fp = sites[site];
+  ++fp.watched;
+  ++fp.read;
+  ++fp.analysisNeeded; // a recovered skip was analysed
+  ++changes;
+  if (after.empty())
+    return;
+  std::string key = insideKey(after.size() > 4 ? std::vector<Site>(after.end() - 4, after.end()) : after);
+  if (fp.readInside.size() < 16 || fp.readInside.count(key))
+    ++fp.readInside[key];
+  else
+    ++fp.readInside["..."];
 }
 
 bool Profiler::mayWrite(Watch &w, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known) {

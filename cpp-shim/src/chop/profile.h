@@ -97,6 +97,12 @@ public:
   void access(klee::ExecutionState &state, klee::KInstruction *ki, const klee::MemoryObject *mo,
               klee::ref<klee::Expr> offset, unsigned bytes, bool isWrite, bool ownFrameOnly);
   void freed(klee::ExecutionState &state, const klee::MemoryObject *mo);
+  /// A skipped call of `site` was recovered, by a read inside the calls `after` (begun
+  /// after it, outermost first; none: the caller's own read). Counted as a followed call
+  /// whose effects were read: once a site is skipped its calls are not followed, and its
+  /// recoveries are what the ranking can learn from (reads inside a call it has not chosen
+  /// yet make that call a partner worth skipping with it).
+  void recovered(const Site &site, const std::vector<Site> &after);
   void branched(const klee::ExecutionState &parent, klee::ExecutionState &child);
   void terminated(klee::ExecutionState &state);
 

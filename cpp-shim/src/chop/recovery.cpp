@@ -47,6 +47,21 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
     for (const auto &k : held)
       ++fs.recoveredInside[k];
   }
+  if (profiler && snap->state) {
+    // The calls that began after the skipped one and hold the read (their sites, the four
+    // innermost, outermost first, as the profile writes its reads inside later calls).
+    const auto &then = snap->state->stack;
+    std::size_t same = 0;
+    while (same < then.size() && same < state.stack.size() && then[same].kf == state.stack[same].kf &&
+           static_cast<klee::KInstruction *>(then[same].caller) == static_cast<klee::KInstruction *>(state.stack[same].caller))
+      ++same;
+    std::vector<chop::Site> after;
+    for (std::size_t k = same; k < state.stack.size(); ++k) {
+      const klee::StackFrame &fr = state.stack[k];
+      after.push_back({fr.kf->function, fr.caller && fr.caller->info ? fr.caller->info->line : 0});
+    }
+    profiler->recovered({snap->f, snap->call && snap->call->info ? snap->call->info->line : 0}, after);
+  }
   std::string at = chop::where(ki);
   if (fs.triggers.size() < 8 || fs.triggers.count(at))
     ++fs.triggers[at]; // the first eight load locations, counted

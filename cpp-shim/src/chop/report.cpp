@@ -21,15 +21,11 @@ std::string ChopClient::autoNote(const std::string &name) const {
   llvm::Function *f = module->getFunction(name);
   auto unit = [](const chop::Site &s) { return s.second == chop::EveryCall ? std::string("every call") : std::to_string(s.second); };
   for (auto &[s, a] : autoSkipped)
-    if (s.first == f) {
-      auto again = autoRetried.find(s);
-      note += (note.empty() ? "" : "; ") + unit(s) +
-              (again == autoRetried.end() ? ": skipped from call " + std::to_string(a.calls + 1) + ": " + a.reason
-                                          : ": skipped, " + again->second);
-    }
-  for (auto &[s, st] : autoStopped)
     if (s.first == f)
-      note += (note.empty() ? "" : "; ") + unit(s) + ": skipped, then run again: " + st.why;
+      note += (note.empty() ? "" : "; ") + unit(s) + ": skipped from call " + std::to_string(a.calls + 1) + ": " + a.reason;
+  for (auto &[s, why] : autoStopped)
+    if (s.first == f)
+      note += (note.empty() ? "" : "; ") + unit(s) + ": skipped, then run again: " + why;
   return note;
 }
 
@@ -116,17 +112,12 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
     auto name = chop::siteName;
     std::string skipped, stopped;
     llvm::json::Array skippedJson, stoppedJson;
-    llvm::json::Array retriedJson;
     for (auto &[s, a] : autoSkipped) {
-      bool again = autoRetried.count(s);
-      skipped += (skipped.empty() ? "" : ", ") + name(s) + (again ? " (again from call " : " (from call ") +
-                 std::to_string(a.calls + 1) + ")";
+      skipped += (skipped.empty() ? "" : ", ") + name(s) + " (from call " + std::to_string(a.calls + 1) + ")";
       skippedJson.push_back(name(s));
-      if (again)
-        retriedJson.push_back(name(s));
     }
-    for (auto &[s, st] : autoStopped) {
-      stopped += (stopped.empty() ? "" : ", ") + name(s) + " (" + st.why + ")";
+    for (auto &[s, why] : autoStopped) {
+      stopped += (stopped.empty() ? "" : ", ") + name(s) + " (" + why + ")";
       stoppedJson.push_back(name(s));
     }
     llvm::errs() << "KLEE: done: pspa chop auto: skipped = " << (skipped.empty() ? "none" : skipped)
@@ -134,7 +125,6 @@ void ChopClient::report(klee::InterpreterHandler &handler, llvm::json::Object &j
                  << " (" << llvm::format("%.3f", rankSeconds) << " s)\n";
     chopJson["auto"] = llvm::json::Object{{"skipped", std::move(skippedJson)},
                                           {"stopped", std::move(stoppedJson)},
-                                          {"skipped_again", std::move(retriedJson)},
                                           {"rankings", ranks},
                                           {"rank_s", rankSeconds}};
   }
