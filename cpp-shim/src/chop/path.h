@@ -228,10 +228,10 @@ struct FunctionStats {
   std::map<std::string, std::uint64_t> triggers; // load location -> recoveries
   /// Per call line: skips and recoveries (--skip-functions=auto decides per call site).
   std::map<unsigned, std::pair<std::uint64_t, std::uint64_t>> bySite;
-  /// Recoveries by a call on the path's stack when they were triggered: skipping that
-  /// call would have skipped the read (or the skipped call with it), so a unit
-  /// --skip-functions=auto stopped for these recoveries is tried again once it is skipped.
-  /// Keyed by (the skipped call's line, the call's function, the line it was called from),
+  /// Recoveries read inside a call that began after the skipped one: skipping that call
+  /// would have skipped the read, so --skip-functions=auto lets a unit whose stop is due go
+  /// on when the calls holding most of its recoveries get skipped. Keyed by (the skipped
+  /// call's line, the function of the call holding the read, the line it was called from),
   /// each also counted under ~0u (every line) in either place.
   std::map<std::tuple<unsigned, const llvm::Function *, unsigned>, std::uint64_t> recoveredInside;
 };

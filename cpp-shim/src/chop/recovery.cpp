@@ -35,32 +35,29 @@ void ChopClient::recover(klee::ExecutionState &state, PathState &p, std::size_t 
   chop::FunctionStats &fs = stats[snap->f->getName().str()];
   ++fs.recoveries;
   ++fs.bySite[snap->call && snap->call->info ? snap->call->info->line : 0].second;
-  {
+  if (profiler && snap->state) {
+    // The calls that began after the skipped one and hold the read (their sites, outermost
+    // first): skipping one of them would have skipped the read. The profile learns from
+    // them (reads inside later calls), and --skip-functions=auto's stop rule asks them.
+    const auto &then = snap->state->stack;
+    std::size_t same = 0;
+    while (same < then.size() && same < state.stack.size() && then[same].kf == state.stack[same].kf &&
+           static_cast<klee::KInstruction *>(then[same].caller) == static_cast<klee::KInstruction *>(state.stack[same].caller))
+      ++same;
     unsigned line = snap->call && snap->call->info ? snap->call->info->line : 0;
+    std::vector<chop::Site> after;
     std::set<std::tuple<unsigned, const llvm::Function *, unsigned>> held;
-    for (const klee::StackFrame &fr : state.stack) {
+    for (std::size_t k = same; k < state.stack.size(); ++k) {
+      const klee::StackFrame &fr = state.stack[k];
       unsigned from = fr.caller && fr.caller->info ? fr.caller->info->line : 0;
+      after.push_back({fr.kf->function, from});
       for (unsigned l : {line, ~0u})
         for (unsigned c : {from, ~0u})
           held.insert({l, fr.kf->function, c});
     }
     for (const auto &k : held)
       ++fs.recoveredInside[k];
-  }
-  if (profiler && snap->state) {
-    // The calls that began after the skipped one and hold the read (their sites, the four
-    // innermost, outermost first, as the profile writes its reads inside later calls).
-    const auto &then = snap->state->stack;
-    std::size_t same = 0;
-    while (same < then.size() && same < state.stack.size() && then[same].kf == state.stack[same].kf &&
-           static_cast<klee::KInstruction *>(then[same].caller) == static_cast<klee::KInstruction *>(state.stack[same].caller))
-      ++same;
-    std::vector<chop::Site> after;
-    for (std::size_t k = same; k < state.stack.size(); ++k) {
-      const klee::StackFrame &fr = state.stack[k];
-      after.push_back({fr.kf->function, fr.caller && fr.caller->info ? fr.caller->info->line : 0});
-    }
-    profiler->recovered({snap->f, snap->call && snap->call->info ? snap->call->info->line : 0}, after);
+    profiler->recovered({snap->f, line}, after);
   }
   std::string at = chop::where(ki);
   if (fs.triggers.size() < 8 || fs.triggers.count(at))
