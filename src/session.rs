@@ -171,7 +171,7 @@ pub struct Session {
     pub prog: Program,
     module: Module,
     options: SessionOptions,
-    type_layouts: HashMap<ObjType, Option<LayoutId>>,
+    type_layouts: FxHashMap<ObjType, Option<LayoutId>>,
     /// Post-states of skipped calls, per execution path.
     paths: HashMap<String, Vec<PostState>>,
     /// Summaries for reuse, and the counters of every call.
@@ -512,7 +512,7 @@ impl Session {
         Ok(Session {
             prog,
             module: m,
-            type_layouts: HashMap::new(),
+            type_layouts: FxHashMap::default(),
             paths: HashMap::new(),
             cache: SummaryCache::new(options.cache_entries),
             options,
