@@ -35,12 +35,17 @@ constexpr std::uint64_t MaxStampedBytes = 1 << 20;
 /// time is not what a skip costs (chopping pays it once).
 constexpr std::uint64_t ColdAnalyses = 4;
 
-/// A read-inside key: `F:LINE>G:LINE`, outermost first (pspa::skips parses it).
-std::string insideKey(const std::vector<Site> &chain) {
+/// Counts a read made inside the calls `chain` (outermost first) in `fp.readInside`, keyed
+/// `F:LINE>G:LINE` by the four innermost (pspa::skips parses it); past 16 keys, new chains
+/// count under "..." (read by the caller).
+void noteReadInside(FunctionProfile &fp, const std::vector<Site> &chain) {
   std::string key;
-  for (const Site &s : chain)
-    key += (key.empty() ? "" : ">") + s.first->getName().str() + ":" + std::to_string(s.second);
-  return key;
+  for (std::size_t k = chain.size() > 4 ? chain.size() - 4 : 0; k < chain.size(); ++k)
+    key += (key.empty() ? "" : ">") + chain[k].first->getName().str() + ":" + std::to_string(chain[k].second);
+  if (fp.readInside.size() < 16 || fp.readInside.count(key))
+    ++fp.readInside[key];
+  else
+    ++fp.readInside["..."];
 }
 } // namespace
 
@@ -148,20 +153,12 @@ void Profiler::settle(Path &p, std::size_t i, bool read, std::uint64_t now, cons
     std::string place = at ? where(at) : "an external call or a free";
     if (fp.readAt.size() < 8 || fp.readAt.count(place))
       ++fp.readAt[place];
-    std::vector<const Frame *> after;
+    std::vector<Site> after;
     for (const Frame &fr : p.frames)
       if (fr.seq > w.seq)
-        after.push_back(&fr);
-    if (!after.empty()) {
-      std::vector<Site> chain;
-      for (std::size_t k = after.size() > 4 ? after.size() - 4 : 0; k < after.size(); ++k)
-        chain.push_back(after[k]->site);
-      std::string key = insideKey(chain);
-      if (fp.readInside.size() < 16 || fp.readInside.count(key))
-        ++fp.readInside[key];
-      else
-        ++fp.readInside["..."]; // elsewhere: counted as read by the caller
-    }
+        after.push_back(fr.site);
+    if (!after.empty())
+      noteReadInside(fp, after);
   } else {
     ++fp.unread;
   }
@@ -175,13 +172,8 @@ void Profiler::recovered(const Site &site, const std::vector<Site> &after) {
   ++fp.read;
   ++fp.analysisNeeded; // a recovered skip was analysed
   ++changes;
-  if (after.empty())
-    return;
-  std::string key = insideKey(after.size() > 4 ? std::vector<Site>(after.end() - 4, after.end()) : after);
-  if (fp.readInside.size() < 16 || fp.readInside.count(key))
-    ++fp.readInside[key];
-  else
-    ++fp.readInside["..."];
+  if (!after.empty())
+    noteReadInside(fp, after);
 }
 
 bool Profiler::mayWrite(Watch &w, const klee::MemoryObject *mo, std::uint64_t off, std::uint64_t bytes, bool known) {
