@@ -84,6 +84,13 @@ cl::opt<bool> PspaNoLastAnswers(
              "function's last analysis read (whose answer is otherwise given at once)"),
     cl::init(false), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaNoReadCache(
+    "pspa-no-read-cache",
+    cl::desc("Read every word of an object the analysis reads, even when its contents and "
+             "the address space's objects are as when it was last read (whose words are "
+             "otherwise given as they were then)"),
+    cl::init(false), cl::cat(klee::MiscCat));
+
 cl::opt<bool> PspaAllGlobals(
     "pspa-all-globals",
     cl::desc("Project each call's state from every global (the paper's roots), not only "
@@ -151,6 +158,7 @@ PluginOptions pluginOptions() {
   o.dumpSnapshots = PspaDumpSnapshots;
   o.noReuse = PspaNoReuse;
   o.lastAnswers = !PspaNoReuse && !PspaNoLastAnswers;
+  o.readCache = !PspaNoReadCache;
   o.allGlobals = PspaAllGlobals;
   o.eager = PspaEager;
   o.followExits = PspaFollowExits;

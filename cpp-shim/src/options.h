@@ -24,6 +24,9 @@ struct PluginOptions {
   /// A call whose state holds what its function's last analysis read gets that answer
   /// (last_answers.h); off with --pspa-no-reuse or --pspa-no-last-answers.
   bool lastAnswers = true;
+  /// An object read again with the same contents in an address space with the same objects
+  /// gives the words it gave (state_view.h, ReadCache); off with --pspa-no-read-cache.
+  bool readCache = true;
   std::uint64_t maxWork = 0;
   std::vector<std::string> allocators;
   bool keepPointsTo = false;

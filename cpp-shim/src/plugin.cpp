@@ -267,6 +267,8 @@ void PspaPlugin::moduleReady(klee::Executor &ex, Module &m) {
   reading.host = this;
   start = std::chrono::steady_clock::now();
   options = pspa_plugin::pluginOptions();
+  reading.cache.on = options.readCache;
+  reading.cache.verify = pspa_plugin::CheckClient::enabled();
   log = std::make_unique<pspa_plugin::CallLog>(options.spa);
   for (auto &f : options.analyze)
     chosen.insert(f);
@@ -456,7 +458,7 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   t.seconds = statTime.getValue() / 1e6;
   t.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::json::Object json;
-  pspa_plugin::reportAnalysis(pspa::engine_stats(**engine), t, reading.reads, options.stats, json);
+  pspa_plugin::reportAnalysis(pspa::engine_stats(**engine), t, reading.reads, reading.cache, options.stats, json);
   for (pspa_plugin::Client *c : reporting)
     c->report(handler, json);
   pspa_plugin::writeStats(handler, std::move(json));

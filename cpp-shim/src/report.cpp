@@ -46,7 +46,7 @@ void CallLog::finish() {
   csv->flush();
 }
 
-void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const ReadStats &reads, bool verbose,
+void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const ReadStats &reads, const ReadCache &cache, bool verbose,
                     llvm::json::Object &json) {
   const char *mode = t.spa ? "spa" : "pspa";
   llvm::errs() << "KLEE: done: pspa calls analysed = " << t.calls << " (" << mode << ")\n";
@@ -72,7 +72,12 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", unknown (pointer-typed input) = " << reads.unknownTyped
                  << ", unknown (too many targets) = " << reads.unknownTooMany
                  << ", unknown (read from memory, not a pointer field) = " << reads.unknownUntyped
-                 << ", unknown (over the read budget) = " << reads.unknownBudget << "\n";
+                 << ", unknown (over the read budget) = " << reads.unknownBudget
+                 << "; objects given from the read cache, unread = " << reads.cachedObjects;
+    if (cache.verify)
+      llvm::errs() << " (each read too under --pspa-check: " << cache.verified << " compared, "
+                   << cache.mismatches << " mismatches)";
+    llvm::errs() << "\n";
     llvm::errs() << "KLEE: done: pspa last answers: " << s.unchanged
                  << " calls answered without reading (the state held what one of their function's recent analyses "
                     "read; objects written since whose pointers were the same = "
@@ -126,7 +131,10 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                      {"unknown_typed", reads.unknownTyped},
                                      {"unknown_too_many", reads.unknownTooMany},
                                      {"unknown_untyped", reads.unknownUntyped},
-                                     {"unknown_budget", reads.unknownBudget}};
+                                     {"unknown_budget", reads.unknownBudget},
+                                     {"cached_objects", reads.cachedObjects},
+                                     {"cache_verified", cache.verified},
+                                     {"cache_mismatches", cache.mismatches}};
 }
 
 void writeStats(klee::InterpreterHandler &handler, llvm::json::Object json) {

@@ -58,7 +58,7 @@ struct AnalysisTotals {
 
 /// The `KLEE: done: pspa ...` lines (`verbose`: --pspa-stats' too) and `json`'s "schema",
 /// "mode" and "analysis" members.
-void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const ReadStats &reads, bool verbose,
+void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const ReadStats &reads, const ReadCache &cache, bool verbose,
                     llvm::json::Object &json);
 /// The pspa-stats.json file, once every client has added its part.
 void writeStats(klee::InterpreterHandler &handler, llvm::json::Object json);

@@ -6,6 +6,7 @@
 #include "pspa-klee/src/lib.rs.h"
 
 #include "klee/Expr/Expr.h"
+#include "klee/Support/ErrorHandling.h"
 #include "klee/Support/OptionCategories.h"
 
 #include "lib/Core/AddressSpace.h"
@@ -332,6 +333,36 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   return true;
 }
 
+bool KleeStateView::sameWords(const klee::MemoryObject *mo, const klee::ObjectState *os,
+                              const std::vector<ReadCache::Word> &kept) const {
+  unsigned bytes = klee::Context::get().getPointerWidth() / 8;
+  std::size_t k = 0;
+  bool same = true;
+  for (unsigned off = 0; same && off + bytes <= mo->size; off += bytes) {
+    std::uint64_t word = 0;
+    if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
+      same = false;
+      break;
+    }
+    WordTarget t = wordTarget(ctx, state.addressSpace, objLo, objHi, word, probe);
+    if (t.kind == WordTarget::Integer)
+      continue;
+    std::uint64_t a = t.kind == WordTarget::Unresolved ? word : t.a;
+    same = k < kept.size() && kept[k].offset == off && kept[k].kind == t.kind && kept[k].a == a &&
+           kept[k].b == t.b && kept[k].mo == t.mo;
+    ++k;
+  }
+  same = same && k == kept.size();
+  ctx.cache.verified++;
+  if (!same) {
+    if (ctx.cache.mismatches++ == 0)
+      klee::klee_warning("pspa: the read cache gave object %u other words than its contents now hold "
+                         "(counted in the done lines; the words read are used)",
+                         mo->id);
+  }
+  return same;
+}
+
 bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v) const {
   const klee::MemoryObject *mo = find(id);
   if (!mo)
@@ -349,29 +380,62 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
     readMos.push_back(RecordedRead{mo, os->writeStamp(), static_cast<std::uint32_t>(slots.size()), 0, true});
     rec = &readMos.back();
   }
+  // One word as the core gets it (an integer gives nothing).
+  auto give = [&](std::uint32_t off, const WordTarget &t, std::uint64_t word) {
+    rust::Vec<pspa::TargetFfi> ts;
+    push(t, word, ts);
+    if (rec && (t.kind == WordTarget::Object || t.kind == WordTarget::Function))
+      slots.push_back(RecordedSlot{off, static_cast<std::uint64_t>(t.kind), t.a, t.b});
+    if (!ts.empty())
+      v.push_back(pspa::SlotFfi{off, std::move(ts)});
+  };
+  const std::uint64_t writeStamp = os->writeStamp(), fingerprint = state.addressSpace.boundFingerprint();
+  auto kept = ctx.cache.byObject.find(id);
+  if (kept != ctx.cache.byObject.end() && kept->second.writeStamp == writeStamp &&
+      kept->second.fingerprint == fingerprint && (!ctx.cache.verify || sameWords(mo, os, kept->second.words))) {
+    ctx.reads.cachedObjects++;
+    for (const ReadCache::Word &w : kept->second.words)
+      give(w.offset, WordTarget{w.kind, w.a, w.b, w.mo}, w.kind == WordTarget::Unresolved ? w.a : 0);
+    if (rec)
+      rec->to = slots.size();
+    return true;
+  }
   unsigned width = klee::Context::get().getPointerWidth();
   unsigned bytes = width / 8;
   const DataLayout &dl = ctx.module->getDataLayout();
-  Type *type = typeOf(mo);
+  // Its type matters only to a symbolic word (typeOf looks it up).
+  Type *type = nullptr;
+  bool typed = false;
+  ReadCache::Entry entry{writeStamp, fingerprint, {}};
+  bool concrete = true;
   for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
-    rust::Vec<pspa::TargetFfi> ts;
     std::uint64_t word = 0;
     // Concrete bytes straight from KLEE's concrete store (host byte order, as KLEE keeps
     // it): no expression is built.
     if (os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
       ctx.reads.concrete++;
       WordTarget t = wordTarget(ctx, state.addressSpace, objLo, objHi, word, probe);
-      push(t, word, ts);
-      if (rec && (t.kind == WordTarget::Object || t.kind == WordTarget::Function))
-        slots.push_back(RecordedSlot{off, static_cast<std::uint64_t>(t.kind), t.a, t.b});
-    } else if (!targets(os->read(off, width), pointerAt(dl, type, off), ts)) {
-      return false;
-    } else if (rec) {
-      rec->concrete = false;
+      if (t.kind != WordTarget::Integer)
+        entry.words.push_back(
+            ReadCache::Word{off, t.kind, t.kind == WordTarget::Unresolved ? word : t.a, t.b, t.mo});
+      give(off, t, word);
+      continue;
     }
+    concrete = false;
+    if (!typed) {
+      type = typeOf(mo);
+      typed = true;
+    }
+    rust::Vec<pspa::TargetFfi> ts;
+    if (!targets(os->read(off, width), pointerAt(dl, type, off), ts))
+      return false;
+    if (rec)
+      rec->concrete = false;
     if (!ts.empty())
       v.push_back(pspa::SlotFfi{off, std::move(ts)});
   }
+  if (concrete)
+    ctx.cache.keep(id, std::move(entry));
   if (rec)
     rec->to = slots.size();
   return true;

@@ -32,6 +32,71 @@ struct ReadStats {
   std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
   std::uint64_t unknownUntyped = 0;   // read from memory into a slot not typed as a pointer: unknown
   std::uint64_t unknownBudget = 0;    // a symbolic address past --pspa-max-read-ms: unknown
+  std::uint64_t cachedObjects = 0;    // objects whose words came from the read cache, unread
+};
+
+/// What a concrete pointer-sized word of memory is to the core: an integer (below the first
+/// page), an address in an object (`a`: its id, `b`: the offset), a function's address
+/// (`a`: the llvm::Function*), or an integer no object holds now (`Unresolved`: an object
+/// allocated there later would make it a pointer). KleeStateView reads words by it, and
+/// LastAnswers compares written objects by it.
+struct WordTarget {
+  enum Kind { Integer, Object, Function, Unresolved } kind;
+  std::uint64_t a, b;
+  const klee::MemoryObject *mo = nullptr;
+};
+
+/// What reading each object gave, kept across calls and states. A concrete word's target
+/// is a function of its bytes and of which objects are bound where, so an object whose
+/// contents have the write stamp they had (ObjectState::writeStamp: equal stamps, equal
+/// bytes) in an address space with the bound fingerprint it had
+/// (AddressSpace::boundFingerprint: equal fingerprints, the same objects bound, but with
+/// probability 2^-64) reads as it did, word for word: the view gives its kept words
+/// instead of reading them. On libtasn1's `_asn1_find_up` (DFS, 3M instructions) 81 % of
+/// the objects read came from it. Only objects whose words were all concrete are kept (a
+/// symbolic word's targets depend on the path's constraints). --pspa-check reads each
+/// object given from it too and counts differences (klee-tests/read_cache.c).
+struct ReadCache {
+  struct Word {
+    std::uint32_t offset;
+    WordTarget::Kind kind;
+    /// As WordTarget's; for an unresolved word, `a` is the word.
+    std::uint64_t a, b;
+    const klee::MemoryObject *mo;
+  };
+  struct Entry {
+    std::uint64_t writeStamp, fingerprint;
+    /// The words with a target, or unresolved, in offset order (integers are not kept).
+    std::vector<Word> words;
+  };
+  /// Off: --pspa-no-read-cache.
+  bool on = true;
+  /// With --pspa-check: every object given from the cache is read too, and compared
+  /// (`mismatches`: a difference, after which the fresh words are given).
+  bool verify = false;
+  std::uint64_t verified = 0, mismatches = 0;
+  std::unordered_map<std::uint64_t, Entry> byObject;
+  /// Words kept in all; past MaxWords (about 4 MB) everything goes, and the cache fills
+  /// again with what the run reads from then on.
+  std::size_t words = 0;
+  static constexpr std::size_t MaxWords = 1u << 17;
+  void keep(std::uint64_t id, Entry e) {
+    if (!on)
+      return;
+    if (words + e.words.size() + byObject.size() > MaxWords) {
+      byObject.clear();
+      words = 0;
+    }
+    auto it = byObject.find(id);
+    if (it != byObject.end()) {
+      words -= it->second.words.size();
+      it->second = std::move(e);
+      words += it->second.words.size();
+    } else {
+      words += e.words.size();
+      byObject.emplace(id, std::move(e));
+    }
+  }
 };
 
 /// What reading states needs from the plugin, and keeps from one read to the next.
@@ -48,6 +113,7 @@ struct ReadContext {
   std::unordered_map<std::uint64_t, const klee::MemoryObject *> globalById;
   bool globalsFound = false;
   ReadStats reads;
+  ReadCache cache;
 };
 
 /// Whether the core lays out objects of type `t` (onCast types only those).
@@ -67,16 +133,6 @@ std::pair<std::uint64_t, std::uint64_t> boundSpan(const klee::AddressSpace &spac
 const klee::MemoryObject *objectHolding(const klee::AddressSpace &space, std::uint64_t v,
                                         klee::MemoryObject &probe);
 
-/// What a concrete pointer-sized word of memory is to the core: an integer (below the first
-/// page), an address in an object (`a`: its id, `b`: the offset), a function's address
-/// (`a`: the llvm::Function*), or an integer no object holds now (`Unresolved`: an object
-/// allocated there later would make it a pointer). KleeStateView reads words by it, and
-/// LastAnswers compares written objects by it.
-struct WordTarget {
-  enum Kind { Integer, Object, Function, Unresolved } kind;
-  std::uint64_t a, b;
-  const klee::MemoryObject *mo = nullptr;
-};
 /// A slot with a target, as wordTarget gave it: what LastAnswers compares.
 struct RecordedSlot {
   std::uint64_t offset, kind, a, b;
@@ -121,6 +177,9 @@ private:
   AddressSource holdsAddress(const klee::ref<klee::Expr> &e) const;
   llvm::Type *typeOf(const klee::MemoryObject *mo) const;
   const klee::MemoryObject *find(std::uint64_t id) const;
+  /// Whether `mo`'s contents `os` read now as `kept` says (ReadCache::verify).
+  bool sameWords(const klee::MemoryObject *mo, const klee::ObjectState *os,
+                 const std::vector<ReadCache::Word> &kept) const;
 
   ReadContext &ctx;
   klee::ExecutionState &state;

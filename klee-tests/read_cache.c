@@ -1,0 +1,49 @@
+// An object read again with the same contents (its write stamp) in an address space that
+// holds the same objects (its bound fingerprint) gives the words it gave, unread
+// (cpp-shim/src/state_view.h, ReadCache). walk(l, k) visits at most k nodes; its analysis
+// is flow-insensitive, so it reads every node of the list from l (a, b, c), whatever k.
+// Last answers are off, so that every call reads the state.
+// RUN: %clang %s -o %t.bc
+// RUN: rm -rf %t.klee %t.off
+// RUN: %klee --pspa-check --pspa-stats --pspa-no-last-answers --pspa-analyze=walk --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
+// #1 reads a, b, c and keeps them. #2: nothing written, allocated or freed since: all three
+// from the cache. #3: b written (its stamp moved): a and c from the cache, b read. #4: c
+// freed, so the address space changed (b->next now dangles: no target): a and b read, c
+// not met. 3 + 2 = 5; --pspa-check reads each of them too and finds the same words.
+// CHECK: KLEE: done: pspa calls analysed = 4 (pspa)
+// CHECK: KLEE: done: pspa slots: {{.*}}; objects given from the read cache, unread = 5 (each read too under --pspa-check: 5 compared, 0 mismatches)
+// CHECK: KLEE: done: pspa check: calls checked = 4, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// Off, every object is read.
+// RUN: %klee --pspa-stats --pspa-no-read-cache --pspa-no-last-answers --pspa-analyze=walk --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF
+// OFF: KLEE: done: pspa slots: {{.*}}; objects given from the read cache, unread = 0
+#include <stdlib.h>
+
+struct node {
+  struct node *next;
+  long v;
+};
+
+long walk(struct node *l, int k) {
+  long s = 0;
+  for (; l && k > 0; l = l->next, k--)
+    s += l->v;
+  return s;
+}
+
+struct node *make(struct node *next, long v) {
+  struct node *n = malloc(sizeof *n);
+  n->next = next;
+  n->v = v;
+  return n;
+}
+
+int main(void) {
+  struct node *c = make(0, 3), *b = make(c, 2), *a = make(b, 1);
+  long t = walk(a, 3);
+  t += walk(a, 3);
+  b->v = 7;
+  t += walk(a, 3);
+  free(c);
+  t += walk(a, 2);
+  return t == 6 + 6 + 11 + 8 ? 0 : 1;
+}
