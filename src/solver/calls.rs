@@ -5,7 +5,6 @@
 use super::{Cx, Solver};
 use crate::facts::*;
 use crate::models::Model;
-use roaring::RoaringBitmap;
 
 impl<'p> Solver<'p> {
     /// Make a function's constraints part of the problem (it is reachable from an entry).
@@ -48,7 +47,7 @@ impl<'p> Solver<'p> {
     }
 
     /// Bind indirect call c to the functions among the new targets `delta` of its pointer.
-    pub(super) fn bind_targets(&mut self, c: CallId, delta: &RoaringBitmap) {
+    pub(super) fn bind_targets(&mut self, c: CallId, delta: &super::PtsSet) {
         for loc in delta.iter() {
             let o = self.node_obj[loc as usize];
             if let Some(g) = self.objs[o as usize].func {

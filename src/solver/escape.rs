@@ -4,13 +4,12 @@
 
 use super::Solver;
 use crate::facts::*;
-use roaring::RoaringBitmap;
 
 impl<'p> Solver<'p> {
     /// Objects newly pointed to by `ext` (`delta`) escape: their fields point to and from
     /// everything escaped (read-only ones are not written), and escaped functions get a
     /// call from unknown code. Returns whether an object escaped.
-    pub(super) fn close_escaped(&mut self, delta: &RoaringBitmap) -> bool {
+    pub(super) fn close_escaped(&mut self, delta: &super::PtsSet) -> bool {
         let mut grew = false;
         for loc in delta.iter() {
             let o = self.node_obj[loc as usize];

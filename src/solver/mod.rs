@@ -22,6 +22,8 @@ mod escape;
 mod memcpy;
 mod model_effects;
 mod offline_merge;
+mod pts;
+pub use pts::PtsSet;
 mod union_find;
 
 use memcpy::MemCopyState;
@@ -101,13 +103,13 @@ pub struct Solver<'p> {
     node_obj: Vec<u32>,
     node_field: Vec<u32>,
     rep: Vec<Node>,
-    pts: Vec<RoaringBitmap>,
+    pts: Vec<PtsSet>,
     /// What joined pts since the node last propagated to its successors (kept only for
     /// nodes with successors), and since its complex constraints last ran (kept only for
     /// nodes with complex constraints). Transient differences instead of copies of what
     /// was already handled: the copies were as large as the sets themselves.
-    pdelta: Vec<RoaringBitmap>,
-    cdelta: Vec<RoaringBitmap>,
+    pdelta: Vec<PtsSet>,
+    cdelta: Vec<PtsSet>,
     succ: Vec<Vec<Node>>,
     /// Successor lists that grew since they were last normalised.
     succ_dirty: Vec<bool>,
@@ -210,9 +212,9 @@ impl<'p> Solver<'p> {
             node_obj: vec![NONE; prog.num_vars as usize],
             node_field: vec![0; prog.num_vars as usize],
             rep: (0..prog.num_vars).collect(),
-            pts: vec![RoaringBitmap::new(); prog.num_vars as usize],
-            pdelta: vec![RoaringBitmap::new(); prog.num_vars as usize],
-            cdelta: vec![RoaringBitmap::new(); prog.num_vars as usize],
+            pts: vec![PtsSet::new(); prog.num_vars as usize],
+            pdelta: vec![PtsSet::new(); prog.num_vars as usize],
+            cdelta: vec![PtsSet::new(); prog.num_vars as usize],
             succ: vec![Vec::new(); prog.num_vars as usize],
             succ_dirty: vec![false; prog.num_vars as usize],
             complex: vec![Vec::new(); prog.num_vars as usize],
@@ -283,9 +285,9 @@ impl<'p> Solver<'p> {
         self.node_obj.push(NONE);
         self.node_field.push(0);
         self.rep.push(n);
-        self.pts.push(RoaringBitmap::new());
-        self.pdelta.push(RoaringBitmap::new());
-        self.cdelta.push(RoaringBitmap::new());
+        self.pts.push(PtsSet::new());
+        self.pdelta.push(PtsSet::new());
+        self.cdelta.push(PtsSet::new());
         self.succ.push(Vec::new());
         self.succ_dirty.push(false);
         self.complex.push(Vec::new());
@@ -303,9 +305,9 @@ impl<'p> Solver<'p> {
         self.node_obj.resize(end, NONE);
         self.node_field.resize(end, 0);
         self.rep.extend(first..end as Node);
-        self.pts.resize_with(end, RoaringBitmap::new);
-        self.pdelta.resize_with(end, RoaringBitmap::new);
-        self.cdelta.resize_with(end, RoaringBitmap::new);
+        self.pts.resize_with(end, PtsSet::new);
+        self.pdelta.resize_with(end, PtsSet::new);
+        self.cdelta.resize_with(end, PtsSet::new);
         self.succ.resize_with(end, Vec::new);
         self.succ_dirty.resize(end, false);
         self.complex.resize_with(end, Vec::new);
@@ -788,7 +790,7 @@ impl<'p> Solver<'p> {
             let v = v as usize;
             if self.changed[v] && self.succ[v].is_empty() {
                 self.changed[v] = false;
-                self.pdelta[v] = RoaringBitmap::new();
+                self.pdelta[v] = PtsSet::new();
             }
             self.changed[v]
         });
@@ -860,7 +862,7 @@ impl<'p> Solver<'p> {
         Fields::Shifted(ob.base, rel)
     }
 
-    fn apply_cx(&mut self, cx: &Cx, delta: &RoaringBitmap) -> bool {
+    fn apply_cx(&mut self, cx: &Cx, delta: &PtsSet) -> bool {
         let mut grew = false;
         match *cx {
             Cx::Load { dst, size } => {
@@ -897,7 +899,7 @@ impl<'p> Solver<'p> {
                 }
                 locs.sort_unstable();
                 locs.dedup();
-                let out = RoaringBitmap::from_sorted_iter(locs).expect("sorted");
+                let out = PtsSet::from_sorted(locs);
                 if self.pending_collapse.len() > pending && log::log_enabled!(log::Level::Debug) {
                     log::debug!(
                         "  by the gep into {} ({} targets)",
@@ -918,10 +920,10 @@ impl<'p> Solver<'p> {
     /// Points-to set of a node, canonicalised (field-insensitive objects as their base).
     pub fn points_to(&self, n: Node) -> RoaringBitmap {
         let p = &self.pts[self.find_ro(n) as usize];
-        if p.is_disjoint(&self.noncanon) {
-            return p.clone();
+        if p.is_disjoint_roaring(&self.noncanon) {
+            return p.to_roaring();
         }
-        self.canonical(p)
+        self.canonical(&p.to_roaring())
     }
 
     /// Size of the canonical points-to set of a node (without building it when possible).
@@ -929,17 +931,17 @@ impl<'p> Solver<'p> {
         let p = &self.pts[self.find_ro(n) as usize];
         // A set holds fields of a collapsed object only if they joined it before the
         // collapse: rebuilt then, counted as is otherwise.
-        if p.is_disjoint(&self.noncanon) {
+        if p.is_disjoint_roaring(&self.noncanon) {
             p.len()
         } else {
-            self.canonical(p).len()
+            self.canonical(&p.to_roaring()).len()
         }
     }
 
     /// Bytes held by the points-to bitmaps: (sets, pending propagation, pending constraints), for memory
     /// diagnostics (`RUST_LOG=pspa=debug`).
     pub fn bitmap_bytes(&self) -> (usize, usize, usize) {
-        let sum = |v: &Vec<RoaringBitmap>| v.iter().map(|b| b.serialized_size()).sum();
+        let sum = |v: &Vec<PtsSet>| v.iter().map(|b| b.heap_bytes()).sum();
         (sum(&self.pts), sum(&self.pdelta), sum(&self.cdelta))
     }
 

@@ -2,8 +2,7 @@
 //! joined a set since it was last handled: merging two nodes must keep both differences
 //! exact, so the growth of sets and the merging of nodes live together.
 
-use super::{Node, Solver};
-use roaring::RoaringBitmap;
+use super::{Node, PtsSet, Solver};
 
 impl<'p> Solver<'p> {
     pub(super) fn add_pts(&mut self, n: Node, loc: Node) {
@@ -21,7 +20,7 @@ impl<'p> Solver<'p> {
 
     /// pts(r) ⊇ add, recording what is new for propagation and complex constraints.
     /// Returns whether r grew.
-    pub(super) fn grow(&mut self, r: Node, add: &RoaringBitmap) -> bool {
+    pub(super) fn grow(&mut self, r: Node, add: &PtsSet) -> bool {
         let ru = r as usize;
         self.stats.work += add.len();
         // A few elements (a walk's one new cell, a seeded field): inserted in place, with no
@@ -59,7 +58,7 @@ impl<'p> Solver<'p> {
         } else if small(add.len(), have.len()) {
             add.iter().filter(|&x| !have.contains(x)).collect()
         } else {
-            add - have
+            add.difference(have)
         };
         if new.is_empty() {
             return false;
@@ -69,13 +68,13 @@ impl<'p> Solver<'p> {
                 self.pts[ru].insert(x);
             }
         } else {
-            self.pts[ru] |= &new;
+            self.pts[ru].union_with(&new);
         }
         if !self.succ[ru].is_empty() {
-            self.pdelta[ru] |= &new;
+            self.pdelta[ru].union_with(&new);
         }
         if !self.complex[ru].is_empty() {
-            self.cdelta[ru] |= &new;
+            self.cdelta[ru].union_with(&new);
         }
         self.mark_changed(r);
         true
@@ -124,11 +123,15 @@ impl<'p> Solver<'p> {
             ou,
         );
         let po = std::mem::take(&mut self.pts[ou]);
-        self.pts[ru] |= po;
-        self.pdelta[ou] = RoaringBitmap::new();
-        self.cdelta[ou] = RoaringBitmap::new();
-        self.pdelta[ru] = seen_p.map(|h| &self.pts[ru] - h).unwrap_or_default();
-        self.cdelta[ru] = seen_c.map(|h| &self.pts[ru] - h).unwrap_or_default();
+        self.pts[ru].union_with(&po);
+        self.pdelta[ou] = PtsSet::new();
+        self.cdelta[ou] = PtsSet::new();
+        self.pdelta[ru] = seen_p
+            .map(|h| self.pts[ru].difference(&h))
+            .unwrap_or_default();
+        self.cdelta[ru] = seen_c
+            .map(|h| self.pts[ru].difference(&h))
+            .unwrap_or_default();
         let so = std::mem::take(&mut self.succ[o as usize]);
         self.succ[r as usize].extend(so);
         self.succ_dirty[r as usize] = true;
@@ -147,15 +150,15 @@ impl<'p> Solver<'p> {
     /// (constraints), `has_*` false, makes no demand; None when neither has any.
     fn handled_by_both(
         &self,
-        d: &[RoaringBitmap],
+        d: &[PtsSet],
         has_a: bool,
         has_b: bool,
         a: usize,
         b: usize,
-    ) -> Option<RoaringBitmap> {
-        let handled = |n: usize| &self.pts[n] - &d[n];
+    ) -> Option<PtsSet> {
+        let handled = |n: usize| self.pts[n].difference(&d[n]);
         match (has_a, has_b) {
-            (true, true) => Some(handled(a) & handled(b)),
+            (true, true) => Some(handled(a).intersection(&handled(b))),
             (true, false) => Some(handled(a)),
             (false, true) => Some(handled(b)),
             (false, false) => None,
