@@ -11,7 +11,7 @@
 // freed, so the address space changed (b->next now dangles: no target): a and b read, c
 // not met. 3 + 2 = 5; --pspa-check reads each of them too and finds the same words.
 // CHECK: KLEE: done: pspa calls analysed = 4 (pspa)
-// CHECK: KLEE: done: pspa slots: {{.*}}; objects given from the read cache, unread = 5 (each read too under --pspa-check: 5 compared, 0 mismatches)
+// CHECK: KLEE: done: pspa slots: {{.*}}; objects given from the read cache, unread = 5 (kept: 3 objects, {{[0-9]+}} words) (each read too under --pspa-check: 5 compared, 0 mismatches)
 // CHECK: KLEE: done: pspa check: calls checked = 4, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // Off, every object is read.
 // RUN: %klee --pspa-stats --pspa-no-read-cache --pspa-no-last-answers --pspa-analyze=walk --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF

@@ -73,7 +73,8 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", unknown (too many targets) = " << reads.unknownTooMany
                  << ", unknown (read from memory, not a pointer field) = " << reads.unknownUntyped
                  << ", unknown (over the read budget) = " << reads.unknownBudget
-                 << "; objects given from the read cache, unread = " << reads.cachedObjects;
+                 << "; objects given from the read cache, unread = " << reads.cachedObjects << " (kept: "
+                 << cache.byObject.size() << " objects, " << cache.words << " words)";
     if (cache.verify)
       llvm::errs() << " (each read too under --pspa-check: " << cache.verified << " compared, "
                    << cache.mismatches << " mismatches)";

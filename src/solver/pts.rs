@@ -13,7 +13,9 @@
 
 use roaring::RoaringBitmap;
 
-const INLINE: usize = 4;
+/// Three, so that the set is as small as a bitmap (24 bytes: the bitmap's capacity field
+/// leaves room for the inline variant), and no box is needed around the bitmap.
+const INLINE: usize = 3;
 
 #[derive(Clone, Debug)]
 pub enum PtsSet {
@@ -22,7 +24,7 @@ pub enum PtsSet {
         len: u8,
         items: [u32; INLINE],
     },
-    Big(Box<RoaringBitmap>),
+    Big(RoaringBitmap),
 }
 
 impl Default for PtsSet {
@@ -44,7 +46,7 @@ impl PtsSet {
         if b.len() <= INLINE as u64 {
             PtsSet::from_sorted(b.iter())
         } else {
-            PtsSet::Big(Box::new(b))
+            PtsSet::Big(b)
         }
     }
 
@@ -78,7 +80,7 @@ impl PtsSet {
             items.into_iter().chain(std::iter::once(next)).chain(it),
         )
         .expect("strictly increasing");
-        PtsSet::Big(Box::new(b))
+        PtsSet::Big(b)
     }
 
     pub fn len(&self) -> u64 {
@@ -119,7 +121,7 @@ impl PtsSet {
                     let mut b =
                         RoaringBitmap::from_sorted_iter(items.iter().copied()).expect("sorted");
                     b.insert(x);
-                    *self = PtsSet::Big(Box::new(b));
+                    *self = PtsSet::Big(b);
                 }
                 true
             }
@@ -137,13 +139,13 @@ impl PtsSet {
     /// self ∪= other.
     pub fn union_with(&mut self, other: &PtsSet) {
         match (&mut *self, other) {
-            (PtsSet::Big(a), PtsSet::Big(b)) => **a |= &**b,
+            (PtsSet::Big(a), PtsSet::Big(b)) => *a |= b,
             (PtsSet::Small { .. }, PtsSet::Big(b)) => {
-                let mut u = (**b).clone();
+                let mut u = b.clone();
                 for x in self.iter() {
                     u.insert(x);
                 }
-                *self = PtsSet::Big(Box::new(u));
+                *self = PtsSet::Big(u);
             }
             (_, PtsSet::Small { .. }) => {
                 for x in other.iter() {
@@ -156,15 +158,26 @@ impl PtsSet {
     /// self ∖ other.
     pub fn difference(&self, other: &PtsSet) -> PtsSet {
         match (self, other) {
-            (PtsSet::Big(a), PtsSet::Big(b)) => PtsSet::from_roaring(&**a - &**b),
-            _ => PtsSet::from_sorted(self.iter().filter(|&x| !other.contains(x))),
+            (PtsSet::Big(a), PtsSet::Big(b)) => PtsSet::from_roaring(a - b),
+            // A copy of the bitmap (container by container) less a few elements, not a
+            // rebuild element by element.
+            (PtsSet::Big(a), PtsSet::Small { .. }) => {
+                let mut d = a.clone();
+                for x in other.iter() {
+                    d.remove(x);
+                }
+                PtsSet::from_roaring(d)
+            }
+            (PtsSet::Small { .. }, _) => {
+                PtsSet::from_sorted(self.iter().filter(|&x| !other.contains(x)))
+            }
         }
     }
 
     /// self ∩ other.
     pub fn intersection(&self, other: &PtsSet) -> PtsSet {
         match (self, other) {
-            (PtsSet::Big(a), PtsSet::Big(b)) => PtsSet::from_roaring(&**a & &**b),
+            (PtsSet::Big(a), PtsSet::Big(b)) => PtsSet::from_roaring(a & b),
             (PtsSet::Small { .. }, _) => {
                 PtsSet::from_sorted(self.iter().filter(|&x| other.contains(x)))
             }
@@ -180,7 +193,7 @@ impl PtsSet {
                 RoaringBitmap::from_sorted_iter(items[..*len as usize].iter().copied())
                     .expect("sorted")
             }
-            PtsSet::Big(b) => (**b).clone(),
+            PtsSet::Big(b) => b.clone(),
         }
     }
 
@@ -256,6 +269,10 @@ mod tests {
     /// Every operation against BTreeSet, the oracle, over sets straddling INLINE.
     #[test]
     fn matches_btreeset() {
+        assert_eq!(
+            std::mem::size_of::<PtsSet>(),
+            std::mem::size_of::<RoaringBitmap>()
+        );
         let sets: Vec<Vec<u32>> = vec![
             vec![],
             vec![7],
