@@ -6,6 +6,8 @@
 #include "lib/Core/Memory.h"
 
 #include <algorithm>
+#include <cassert>
+#include <tuple>
 #include <cstring>
 
 namespace pspa_plugin {
@@ -81,17 +83,34 @@ bool LastAnswers::slotsOf(const klee::ExecutionState &state, std::pair<std::uint
 bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadContext &ctx) {
   std::vector<Slot> now;
   std::vector<std::uint64_t> integers;
-  // The bound objects' span, once per check (a walk to both ends of KLEE's object map).
-  const std::pair<std::uint64_t, std::uint64_t> span = boundSpan(state.addressSpace);
+  const std::uint64_t fingerprint = state.addressSpace.boundFingerprint();
+  const bool sameObjects = fingerprint == e.fingerprint && ctx.castTypesLearned == e.castsLearned;
+  if (sameObjects)
+    ++sameBound;
+  // The bound objects' span, once per check that needs it (a walk to both ends of KLEE's
+  // object map).
+  std::pair<std::uint64_t, std::uint64_t> span{0, 0};
+  bool spanKnown = false;
   // The objects read first: a write since shows there soonest.
   for (Read &r : e.read) {
     const Met &m = e.met[r.met];
-    auto [mo, os] = boundAt(state.addressSpace, m.address, probe());
-    // The same object (ids are never reused), with the same type.
-    if (!mo || !os || mo->id != m.id || mo->address != m.address || objectType(ctx, mo) != m.type)
-      return false;
+    const klee::MemoryObject *mo = m.mo;
+    const klee::ObjectState *os = nullptr;
+    if (sameObjects) {
+      os = state.addressSpace.findObject(mo);
+      assert(os && "an object of the entry's bound objects is bound");
+    } else {
+      std::tie(mo, os) = boundAt(state.addressSpace, m.address, probe());
+      // The same object (ids are never reused), with the same type.
+      if (!mo || !os || mo->id != m.id || mo->address != m.address || objectType(ctx, mo) != m.type)
+        return false;
+    }
     if (os->writeStamp() == r.stamp)
       continue;
+    if (!spanKnown) {
+      span = boundSpan(state.addressSpace);
+      spanKnown = true;
+    }
     // Written since (perhaps in another state, or only its data): compare its targets.
     now.clear();
     integers.clear();
@@ -108,6 +127,10 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
       e.unresolved.erase(std::unique(e.unresolved.begin(), e.unresolved.end()), e.unresolved.end());
     }
   }
+  // With the entry's bound objects and types, the met objects are where they were, as
+  // they were, and no object was allocated at an unresolved word.
+  if (sameObjects)
+    return true;
   for (const Met &m : e.met) {
     if (m.read != npos)
       continue;
@@ -118,12 +141,18 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
   // A word that was no address may be one now: an object allocated there since. Only
   // words within the bound objects' span can be (a lookup each).
   if (!e.unresolved.empty()) {
+    if (!spanKnown)
+      span = boundSpan(state.addressSpace);
     auto [lo, hi] = span;
     for (auto it = std::lower_bound(e.unresolved.begin(), e.unresolved.end(), lo);
          it != e.unresolved.end() && *it < hi; ++it)
       if (objectHolding(state.addressSpace, *it, probe()))
         return false;
   }
+  // It holds in this state: later checks in states with these bound objects take the
+  // short way.
+  e.fingerprint = fingerprint;
+  e.castsLearned = ctx.castTypesLearned;
   return true;
 }
 
@@ -175,7 +204,7 @@ void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
   std::unordered_map<std::uint64_t, std::uint32_t> index;
   for (const klee::MemoryObject *mo : view.metObjects())
     if (index.emplace(mo->id, e.met.size()).second)
-      e.met.push_back(Met{mo->address, mo->id, objectType(ctx, mo), npos});
+      e.met.push_back(Met{mo->address, mo->id, mo, objectType(ctx, mo), npos});
   const std::vector<RecordedSlot> &given = view.recordedSlots();
   for (const KleeStateView::RecordedRead &rr : view.readObjects()) {
     auto i = index.find(rr.mo->id);
@@ -191,6 +220,8 @@ void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
   }
   std::sort(e.unresolved.begin(), e.unresolved.end());
   e.unresolved.erase(std::unique(e.unresolved.begin(), e.unresolved.end()), e.unresolved.end());
+  e.fingerprint = state.addressSpace.boundFingerprint();
+  e.castsLearned = ctx.castTypesLearned;
   e.hit = Hit{std::move(answer), report};
   e.accounted = e.cost();
   bytes += e.accounted;

@@ -15,7 +15,10 @@
 // patch: equal stamps of one object mean equal bytes), so that a state that wrote nothing
 // the analysis read costs a lookup per object; an object written since (its stamp moved)
 // has its words read again and their targets compared (libtasn1's decoder writes values
-// and lengths into the nodes that its lookups walk through, never their links). libtasn1's
+// and lengths into the nodes that its lookups walk through, never their links). In a state
+// whose bound objects have the fingerprint of one the entry held in (the patch's
+// AddressSpace::boundFingerprint), with no type learned since, the met objects and the
+// words that were no address need no look: only the read objects' stamps. libtasn1's
 // tree walks read 300-1,100 nodes a call, and most calls repeat an earlier one's: the same
 // lookup by the same arguments over links nobody changed in between.
 #ifndef PSPA_LAST_ANSWERS_H
@@ -79,10 +82,15 @@ public:
 
   /// Objects written since an entry was made whose pointers were found the same (--pspa-stats).
   std::uint64_t compared = 0;
+  /// Checks made in a state with the entry's bound objects and types (no lookups).
+  std::uint64_t sameBound = 0;
 
 private:
   struct Met {
     std::uint64_t address, id;
+    /// Dereferenced only in a state whose bound objects are the entry's (`fingerprint`):
+    /// then it is bound, so alive.
+    const klee::MemoryObject *mo;
     llvm::Type *type;
     /// Index into `read`, or npos when only met.
     std::uint32_t read;
@@ -105,6 +113,12 @@ private:
     std::vector<Slot> slots;
     /// Sorted.
     std::vector<std::uint64_t> unresolved;
+    /// The bound objects' fingerprint (AddressSpace::boundFingerprint) and the types
+    /// learned (ReadContext::castTypesLearned) of a state the entry was made from or found
+    /// to hold in: a state with both the same binds the same objects at the same
+    /// addresses with the same types, so only the read objects' contents need a look
+    /// (no address lookups, no unresolved words to check).
+    std::uint64_t fingerprint = 0, castsLearned = 0;
     Hit hit;
     /// What `bytes` counts for it (its unresolved words may grow later).
     std::uint64_t accounted = 0;

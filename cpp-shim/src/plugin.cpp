@@ -440,8 +440,10 @@ void PspaPlugin::onCast(klee::ExecutionState &state, klee::KInstruction *ki, kle
   if (reading.castTypes.count(op.first->id))
     return;
   Type *t = pt->getPointerElementType();
-  if (pspa_plugin::layoutable(t) && !t->isIntegerTy(8))
+  if (pspa_plugin::layoutable(t) && !t->isIntegerTy(8)) {
     reading.castTypes[op.first->id] = t;
+    ++reading.castTypesLearned;
+  }
 }
 
 void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
@@ -455,6 +457,7 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   t.joined = joinedAnalyses;
   t.joinFailures = joinFailures;
   t.unchangedCompared = lastAnswers.compared;
+  t.unchangedSameBound = lastAnswers.sameBound;
   t.seconds = statTime.getValue() / 1e6;
   t.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::json::Object json;

@@ -81,7 +81,8 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
     llvm::errs() << "\n";
     llvm::errs() << "KLEE: done: pspa last answers: " << s.unchanged
                  << " calls answered without reading (the state held what one of their function's recent analyses "
-                    "read; objects written since whose pointers were the same = "
+                    "read; checks in a state with the entry's bound objects, without lookups = "
+                 << t.unchangedSameBound << "; objects written since whose pointers were the same = "
                  << t.unchangedCompared << ")\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
@@ -116,6 +117,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"body_rounds", s.body_rounds},
                                         {"unchanged", s.unchanged},
                                         {"unchanged_compared", t.unchangedCompared},
+                                        {"unchanged_same_bound", t.unchangedSameBound},
                                         {"objects_met", s.objects_met},
                                         {"objects_read", s.objects_read},
                                         {"fetch_rounds", s.fetch_rounds},

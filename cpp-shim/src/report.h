@@ -53,6 +53,8 @@ struct AnalysisTotals {
   std::uint64_t joined = 0, joinFailures = 0;
   /// Recent answers given again: objects written since whose pointers were the same.
   std::uint64_t unchangedCompared = 0;
+  /// Last answers' checks in a state with the entry's bound objects (LastAnswers::sameBound).
+  std::uint64_t unchangedSameBound = 0;
   double seconds = 0, runSeconds = 0;
 };
 

@@ -107,6 +107,8 @@ struct ReadContext {
   Host *host = nullptr;
   /// Types inferred from the first cast of an object's base pointer (paper, section 5).
   std::unordered_map<std::uint64_t, llvm::Type *> castTypes;
+  /// How many castTypes has learned: an object's type changes only when this grows.
+  std::uint64_t castTypesLearned = 0;
   /// The objects of global variables, found once: KLEE allocates them all before main and
   /// every state shares them.
   std::vector<const klee::MemoryObject *> globalObjects;
