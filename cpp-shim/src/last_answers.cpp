@@ -6,7 +6,6 @@
 #include "lib/Core/Memory.h"
 
 #include <algorithm>
-#include <cassert>
 #include <tuple>
 #include <cstring>
 
@@ -65,17 +64,14 @@ bool LastAnswers::slotsOf(const klee::ExecutionState &state, std::pair<std::uint
                           const ReadContext &ctx, const klee::MemoryObject *mo, const klee::ObjectState *os,
                           std::vector<Slot> &out, std::vector<std::uint64_t> &unresolved) {
   // KleeStateView::pointer_slots' words, by the same rule (wordTarget).
-  unsigned bytes = klee::Context::get().getPointerWidth() / 8;
-  auto [lo, hi] = span;
-  for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
-    std::uint64_t word = 0;
-    if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word)))
-      return false;
-    WordTarget t = wordTarget(ctx, state.addressSpace, lo, hi, word, probe());
-    if (t.kind == WordTarget::Unresolved)
-      unresolved.push_back(word);
-    else if (t.kind != WordTarget::Integer)
-      out.push_back(Slot{off, static_cast<std::uint64_t>(t.kind), t.a, t.b});
+  std::vector<ReadCache::Word> words;
+  if (!concreteWords(ctx, state.addressSpace, span.first, span.second, mo, os, probe(), words))
+    return false;
+  for (const ReadCache::Word &w : words) {
+    if (w.kind == WordTarget::Unresolved)
+      unresolved.push_back(w.a);
+    else
+      out.push_back(Slot{w.offset, static_cast<std::uint64_t>(w.kind), w.a, w.b});
   }
   return true;
 }
@@ -84,7 +80,7 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
   std::vector<Slot> now;
   std::vector<std::uint64_t> integers;
   const std::uint64_t fingerprint = state.addressSpace.boundFingerprint();
-  const bool sameObjects = fingerprint == e.fingerprint && ctx.castTypesLearned == e.castsLearned;
+  const bool sameObjects = e.fast && fingerprint == e.fingerprint && ctx.castTypesLearned == e.castsLearned;
   if (sameObjects)
     ++sameBound;
   // The bound objects' span, once per check that needs it (a walk to both ends of KLEE's
@@ -97,8 +93,10 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
     const klee::MemoryObject *mo = m.mo;
     const klee::ObjectState *os = nullptr;
     if (sameObjects) {
+      // Bound, unless two fingerprints collided (2^-64): then the long way's answer.
       os = state.addressSpace.findObject(mo);
-      assert(os && "an object of the entry's bound objects is bound");
+      if (!os)
+        return false;
     } else {
       std::tie(mo, os) = boundAt(state.addressSpace, m.address, probe());
       // The same object (ids are never reused), with the same type.
@@ -119,6 +117,12 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
       return false;
     // Later states are compared against these contents from now on (whatever the rest of
     // this check finds), so their integers join at once those that must stay no object's.
+    // Compared with other bound objects than the entry's fingerprint says, their targets
+    // hold for those objects only: the short way is off until a whole check succeeds (a
+    // check that fails here or later would otherwise leave a stamp the short way trusts
+    // in a state where one of these integers is an object's address).
+    if (!sameObjects)
+      e.fast = false;
     r.stamp = os->writeStamp();
     ++compared;
     if (!integers.empty()) {
@@ -153,6 +157,7 @@ bool LastAnswers::holds(Entry &e, const klee::ExecutionState &state, const ReadC
   // short way.
   e.fingerprint = fingerprint;
   e.castsLearned = ctx.castTypesLearned;
+  e.fast = true;
   return true;
 }
 

@@ -18,7 +18,8 @@
 // and lengths into the nodes that its lookups walk through, never their links). In a state
 // whose bound objects have the fingerprint of one the entry held in (the patch's
 // AddressSpace::boundFingerprint), with no type learned since, the met objects and the
-// words that were no address need no look: only the read objects' stamps. libtasn1's
+// words that were no address need no look: only the read objects' stamps (and the words of
+// those written since). libtasn1's
 // tree walks read 300-1,100 nodes a call, and most calls repeat an earlier one's: the same
 // lookup by the same arguments over links nobody changed in between.
 #ifndef PSPA_LAST_ANSWERS_H
@@ -82,7 +83,8 @@ public:
 
   /// Objects written since an entry was made whose pointers were found the same (--pspa-stats).
   std::uint64_t compared = 0;
-  /// Checks made in a state with the entry's bound objects and types (no lookups).
+  /// Checks made in a state with the entry's bound objects and types (the short way: no
+  /// address lookups for the met objects, no unresolved words to look at).
   std::uint64_t sameBound = 0;
 
 private:
@@ -119,6 +121,9 @@ private:
     /// addresses with the same types, so only the read objects' contents need a look
     /// (no address lookups, no unresolved words to check).
     std::uint64_t fingerprint = 0, castsLearned = 0;
+    /// Whether every read object's stamp was accepted with the bound objects of
+    /// `fingerprint` (a long check that compared an object and then failed leaves it off).
+    bool fast = true;
     Hit hit;
     /// What `bytes` counts for it (its unresolved words may grow later).
     std::uint64_t accounted = 0;

@@ -81,7 +81,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
     llvm::errs() << "\n";
     llvm::errs() << "KLEE: done: pspa last answers: " << s.unchanged
                  << " calls answered without reading (the state held what one of their function's recent analyses "
-                    "read; checks in a state with the entry's bound objects, without lookups = "
+                    "read; checks in a state with the entry's bound objects = "
                  << t.unchangedSameBound << "; objects written since whose pointers were the same = "
                  << t.unchangedCompared << ")\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function

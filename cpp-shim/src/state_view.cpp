@@ -333,33 +333,30 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   return true;
 }
 
+bool concreteWords(const ReadContext &ctx, const klee::AddressSpace &space, std::uint64_t lo, std::uint64_t hi,
+                   const klee::MemoryObject *mo, const klee::ObjectState *os, klee::MemoryObject &probe,
+                   std::vector<ReadCache::Word> &out) {
+  unsigned bytes = klee::Context::get().getPointerWidth() / 8;
+  for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
+    std::uint64_t word = 0;
+    if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word)))
+      return false;
+    WordTarget t = wordTarget(ctx, space, lo, hi, word, probe);
+    if (t.kind != WordTarget::Integer)
+      out.push_back(ReadCache::Word{off, t.kind, t.kind == WordTarget::Unresolved ? word : t.a, t.b, t.mo});
+  }
+  return true;
+}
+
 bool KleeStateView::sameWords(const klee::MemoryObject *mo, const klee::ObjectState *os,
                               const std::vector<ReadCache::Word> &kept) const {
-  unsigned bytes = klee::Context::get().getPointerWidth() / 8;
-  std::size_t k = 0;
-  bool same = true;
-  for (unsigned off = 0; same && off + bytes <= mo->size; off += bytes) {
-    std::uint64_t word = 0;
-    if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
-      same = false;
-      break;
-    }
-    WordTarget t = wordTarget(ctx, state.addressSpace, objLo, objHi, word, probe);
-    if (t.kind == WordTarget::Integer)
-      continue;
-    std::uint64_t a = t.kind == WordTarget::Unresolved ? word : t.a;
-    same = k < kept.size() && kept[k].offset == off && kept[k].kind == t.kind && kept[k].a == a &&
-           kept[k].b == t.b && kept[k].mo == t.mo;
-    ++k;
-  }
-  same = same && k == kept.size();
+  std::vector<ReadCache::Word> now;
+  bool same = concreteWords(ctx, state.addressSpace, objLo, objHi, mo, os, probe, now) && now == kept;
   ctx.cache.verified++;
-  if (!same) {
-    if (ctx.cache.mismatches++ == 0)
-      klee::klee_warning("pspa: the read cache gave object %u other words than its contents now hold "
-                         "(counted in the done lines; the words read are used)",
-                         mo->id);
-  }
+  if (!same && ctx.cache.mismatches++ == 0)
+    klee::klee_warning("pspa: the read cache gave object %u other words than its contents now hold "
+                       "(counted in the done lines; the words read are used)",
+                       mo->id);
   return same;
 }
 

@@ -63,6 +63,9 @@ struct ReadCache {
     /// As WordTarget's; for an unresolved word, `a` is the word.
     std::uint64_t a, b;
     const klee::MemoryObject *mo;
+    bool operator==(const Word &o) const {
+      return offset == o.offset && kind == o.kind && a == o.a && b == o.b && mo == o.mo;
+    }
   };
   struct Entry {
     std::uint64_t writeStamp, fingerprint;
@@ -134,6 +137,13 @@ std::pair<std::uint64_t, std::uint64_t> boundSpan(const klee::AddressSpace &spac
 /// per caller, since each MemoryObject made takes one of KLEE's object ids.
 const klee::MemoryObject *objectHolding(const klee::AddressSpace &space, std::uint64_t v,
                                         klee::MemoryObject &probe);
+
+/// The words of `mo`'s contents `os` in `space` (bound objects in [lo, hi)) that are no
+/// integers, as wordTarget makes them, appended to `out`; false when a word is symbolic.
+/// What the read cache keeps, and what it and LastAnswers compare a kept read against.
+bool concreteWords(const ReadContext &ctx, const klee::AddressSpace &space, std::uint64_t lo, std::uint64_t hi,
+                   const klee::MemoryObject *mo, const klee::ObjectState *os, klee::MemoryObject &probe,
+                   std::vector<ReadCache::Word> &out);
 
 /// A slot with a target, as wordTarget gave it: what LastAnswers compares.
 struct RecordedSlot {

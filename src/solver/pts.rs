@@ -208,7 +208,8 @@ impl PtsSet {
         }
     }
 
-    /// Heap bytes held (memory diagnostics).
+    /// A bitmap's serialized size, 0 for a set held in place (memory diagnostics: about
+    /// what a bitmap holds on the heap).
     pub fn heap_bytes(&self) -> usize {
         match self {
             PtsSet::Small { .. } => 0,
