@@ -343,7 +343,7 @@ bool concreteWords(const ReadContext &ctx, const klee::AddressSpace &space, std:
       return false;
     WordTarget t = wordTarget(ctx, space, lo, hi, word, probe);
     if (t.kind != WordTarget::Integer)
-      out.push_back(ReadCache::Word{off, t.kind, t.kind == WordTarget::Unresolved ? word : t.a, t.b, t.mo});
+      out.push_back(ReadCache::Word::of(off, t, word));
   }
   return true;
 }
@@ -404,7 +404,8 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
   Type *type = nullptr;
   bool typed = false;
   ReadCache::Entry entry{writeStamp, fingerprint, {}};
-  bool concrete = true;
+  // Kept when the cache is on and every word is concrete.
+  bool keeping = ctx.cache.on;
   for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
     std::uint64_t word = 0;
     // Concrete bytes straight from KLEE's concrete store (host byte order, as KLEE keeps
@@ -412,13 +413,12 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
     if (os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
       ctx.reads.concrete++;
       WordTarget t = wordTarget(ctx, state.addressSpace, objLo, objHi, word, probe);
-      if (t.kind != WordTarget::Integer)
-        entry.words.push_back(
-            ReadCache::Word{off, t.kind, t.kind == WordTarget::Unresolved ? word : t.a, t.b, t.mo});
+      if (keeping && t.kind != WordTarget::Integer)
+        entry.words.push_back(ReadCache::Word::of(off, t, word));
       give(off, t, word);
       continue;
     }
-    concrete = false;
+    keeping = false;
     if (!typed) {
       type = typeOf(mo);
       typed = true;
@@ -431,7 +431,7 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
     if (!ts.empty())
       v.push_back(pspa::SlotFfi{off, std::move(ts)});
   }
-  if (concrete)
+  if (keeping)
     ctx.cache.keep(id, std::move(entry));
   if (rec)
     rec->to = slots.size();

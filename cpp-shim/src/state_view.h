@@ -66,6 +66,10 @@ struct ReadCache {
     bool operator==(const Word &o) const {
       return offset == o.offset && kind == o.kind && a == o.a && b == o.b && mo == o.mo;
     }
+    /// Word `word` at `offset`, which wordTarget made `t` (not an integer).
+    static Word of(std::uint32_t offset, const WordTarget &t, std::uint64_t word) {
+      return Word{offset, t.kind, t.kind == WordTarget::Unresolved ? word : t.a, t.b, t.mo};
+    }
   };
   struct Entry {
     std::uint64_t writeStamp, fingerprint;
@@ -79,13 +83,13 @@ struct ReadCache {
   bool verify = false;
   std::uint64_t verified = 0, mismatches = 0;
   std::unordered_map<std::uint64_t, Entry> byObject;
-  /// Words kept in all; past MaxWords (about 4 MB) everything goes, and the cache fills
-  /// again with what the run reads from then on.
+  /// Words kept in all; past MaxWords (about 4 MB, an entry counted as one more word for
+  /// its own overhead) everything goes, and the cache fills again with what the run reads
+  /// from then on.
   std::size_t words = 0;
   static constexpr std::size_t MaxWords = 1u << 17;
+  /// Called only when `on`.
   void keep(std::uint64_t id, Entry e) {
-    if (!on)
-      return;
     if (words + e.words.size() + byObject.size() > MaxWords) {
       byObject.clear();
       words = 0;

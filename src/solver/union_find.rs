@@ -56,7 +56,7 @@ impl<'p> Solver<'p> {
         let new = if have.is_empty() {
             add.clone()
         } else if small(add.len(), have.len()) {
-            add.iter().filter(|&x| !have.contains(x)).collect()
+            PtsSet::from_sorted(add.iter().filter(|&x| !have.contains(x)))
         } else {
             add.difference(have)
         };
