@@ -15,6 +15,7 @@ use crate::memory_graph::MemoryGraph;
 use crate::state::{ObjType, StateObjId, Target};
 use anyhow::{bail, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
 
 /// Where an abstract object comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -30,7 +31,7 @@ pub enum Origin {
 pub struct AbsObject {
     pub origin: Origin,
     /// The static site (`SITE`), for matching and for `--strip-unique`.
-    pub site: String,
+    pub site: Arc<str>,
     /// The object's identity in the state, if it comes from one (labels: `SITE@ID`).
     pub uid: Option<StateObjId>,
     pub kind: ObjKind,
@@ -181,7 +182,7 @@ impl AbstractState {
             let i = a.objects.len() as u32;
             a.objects.push(AbsObject {
                 origin: Origin::Unique(UNKNOWN_ID),
-                site: UNKNOWN_SITE.to_string(),
+                site: Arc::from(UNKNOWN_SITE),
                 uid: None,
                 kind: ObjKind::Heap,
                 layout: None,
@@ -449,7 +450,7 @@ mod tests {
     fn object(id: StateObjId) -> AbsObject {
         AbsObject {
             origin: Origin::Unique(id),
-            site: format!("heap:f:{id}"),
+            site: format!("heap:f:{id}").into(),
             uid: Some(id),
             kind: ObjKind::Heap,
             layout: None,

@@ -39,8 +39,9 @@ impl Object {
 
 #[derive(Clone, Debug)]
 pub struct Object {
-    /// The static site label without field suffix, e.g. `heap:table_insert:32`.
-    pub label: String,
+    /// The static site label without field suffix, e.g. `heap:table_insert:32`. Shared:
+    /// each read of a state's object gives its site without a copy.
+    pub label: std::sync::Arc<str>,
     pub kind: ObjKind,
     /// None: field-insensitive from the start (unknown type).
     pub layout: Option<LayoutId>,
@@ -449,7 +450,7 @@ impl Program {
             }
             let mut o = FxHashMap::default();
             for (i, obj) in self.objects.iter().enumerate().rev() {
-                o.insert(obj.label.clone(), i as ObjId);
+                o.insert(obj.label.to_string(), i as ObjId);
             }
             (f, o)
         })
@@ -495,10 +496,10 @@ impl Program {
         self.names.take();
         let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();
         for o in &mut self.objects {
-            let n = seen.entry(o.label.clone()).or_insert(0);
+            let n = seen.entry(o.label.to_string()).or_insert(0);
             *n += 1;
             if *n > 1 {
-                o.label = format!("{}#{}", o.label, n);
+                o.label = format!("{}#{}", o.label, n).into();
             }
         }
         let mut seen: rustc_hash::FxHashMap<String, u32> = Default::default();

@@ -10,6 +10,7 @@ use crate::slice::Slice;
 use crate::solver::{Node, Solver};
 use roaring::RoaringBitmap;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// A location in a call's result, relative to its initial abstract state so that a cached
@@ -121,9 +122,9 @@ impl ValueSets {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReadKey {
     Field(LayoutId, u32),
-    Untyped(String),
+    Untyped(Arc<str>),
     /// A global (its site) whose contents flowed without a load.
-    CopiedGlobal(String),
+    CopiedGlobal(Arc<str>),
 }
 
 impl CallResult {
@@ -136,9 +137,9 @@ impl CallResult {
             l: &'a ResLoc,
         ) -> (&'a str, Option<u32>) {
             match l {
-                ResLoc::Abs { obj, field } => (abs.objects[*obj as usize].site.as_str(), *field),
+                ResLoc::Abs { obj, field } => (abs.objects[*obj as usize].site.as_ref(), *field),
                 ResLoc::Static { obj, field } => {
-                    (prog.objects[*obj as usize].label.as_str(), *field)
+                    (prog.objects[*obj as usize].label.as_ref(), *field)
                 }
                 ResLoc::Made(label) => {
                     let (site, f) =
@@ -156,7 +157,7 @@ impl CallResult {
     /// Whether the mod or ref set has the `unknown` object (see `Target::Unknown`).
     pub fn touches_unknown(abs: &AbstractState, r: &CallResult) -> bool {
         r.modset.iter().chain(&r.refset).any(|l| {
-            matches!(l, ResLoc::Abs { obj, .. } if abs.objects[*obj as usize].site == crate::abstraction::UNKNOWN_SITE)
+            matches!(l, ResLoc::Abs { obj, .. } if &*abs.objects[*obj as usize].site == crate::abstraction::UNKNOWN_SITE)
         })
     }
 
@@ -243,7 +244,7 @@ pub fn analyze_call_within<'p>(
             Origin::Program(p) if obj_id(p).is_some() => {
                 let p = obj_id(p).unwrap();
                 if o.kind == ObjKind::Global {
-                    s.objs[p as usize].label = o.label();
+                    s.objs[p as usize].label = o.label().into();
                 }
                 if o.layout.is_none() {
                     s.collapse(p);
@@ -254,7 +255,7 @@ pub fn analyze_call_within<'p>(
             // the slice names (so no constraint of it can refer to them): objects of their
             // own, outliving the call.
             _ => s.add_object(Object {
-                label: o.label(),
+                label: o.label().into(),
                 kind: o.kind,
                 layout: o.layout,
                 owner: None,
@@ -448,7 +449,7 @@ impl<'p> CallAnalysis<'p> {
         let Some(u) = abs
             .objects
             .iter()
-            .position(|o| o.site == crate::abstraction::UNKNOWN_SITE)
+            .position(|o| &*o.site == crate::abstraction::UNKNOWN_SITE)
         else {
             return false;
         };

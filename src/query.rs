@@ -103,7 +103,7 @@ impl Answer {
         let unknown_obj = abs
             .objects
             .iter()
-            .position(|o| o.site == UNKNOWN_SITE)
+            .position(|o| &*o.site == UNKNOWN_SITE)
             .map(|i| i as u32);
         let names_unknown =
             |set: &[ResLoc]| unknown_obj.is_some_and(|u| in_set_unique(set, u, None));
@@ -440,7 +440,7 @@ impl Answer {
             + self.points_to.sets.iter().map(loc).sum::<usize>();
         if let Some(p) = &self.post {
             n += p.objects.capacity() * size_of::<crate::abstraction::AbsObject>()
-                + p.objects.iter().map(|o| o.site.capacity()).sum::<usize>()
+                + p.objects.iter().map(|o| o.site.len()).sum::<usize>()
                 + p.edges.capacity()
                     * size_of::<(crate::abstraction::AbsLoc, crate::abstraction::AbsLoc)>();
         }

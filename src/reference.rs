@@ -731,7 +731,7 @@ impl<'p> Reference<'p> {
             .unwrap_or("<external>");
         let label = crate::site::heap(caller, self.calls[c].line);
         self.objects.push(Object {
-            label,
+            label: label.into(),
             kind: ObjKind::Heap,
             layout: None,
             owner: None,

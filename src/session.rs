@@ -978,8 +978,8 @@ impl Session {
             fields
                 .iter()
                 .filter_map(|k| match k {
-                    ReadKey::Untyped(s) if !copied => Some(s.as_str()),
-                    ReadKey::CopiedGlobal(s) if copied => Some(s.as_str()),
+                    ReadKey::Untyped(s) if !copied => Some(s.as_ref()),
+                    ReadKey::CopiedGlobal(s) if copied => Some(s.as_ref()),
                     _ => None,
                 })
                 .collect()
@@ -1012,7 +1012,7 @@ impl Session {
                 continue;
             }
             let layout = self.layout_of_object(g, i);
-            let site = g.objects[i as usize].0.site.as_str();
+            let site = g.objects[i as usize].0.site.as_ref();
             let wanted = copied_globals.contains(site)
                 || match layout {
                     Some(l) => layouts.contains(&l),
@@ -1034,7 +1034,7 @@ impl Session {
                         l,
                         self.prog.layouts[l as usize].field_at(sl.offset as i64),
                     )),
-                    None => untyped_sites.contains(g.objects[i as usize].0.site.as_str()),
+                    None => untyped_sites.contains(g.objects[i as usize].0.site.as_ref()),
                 };
                 if !follow {
                     continue;

@@ -47,11 +47,16 @@ pub fn kind_name(label: &str) -> &str {
 /// site says otherwise.
 pub fn kind(site: &str) -> crate::facts::ObjKind {
     use crate::facts::ObjKind;
-    match kind_name(site) {
-        "global" => ObjKind::Global,
-        "stack" => ObjKind::Stack,
-        "func" => ObjKind::Func,
-        _ => ObjKind::Heap,
+    // Prefixes, not `kind_name`: its search for `:` was a fifth of the abstraction.
+    let b = site.as_bytes();
+    if b.starts_with(b"global:") || b == b"global" {
+        ObjKind::Global
+    } else if b.starts_with(b"stack:") || b == b"stack" {
+        ObjKind::Stack
+    } else if b.starts_with(b"func:") || b == b"func" {
+        ObjKind::Func
+    } else {
+        ObjKind::Heap
     }
 }
 

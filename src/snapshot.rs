@@ -7,6 +7,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const SCHEMA: &str = "pspa.snapshot/1";
 
@@ -74,10 +75,11 @@ pub enum SnapTarget {
 #[serde(deny_unknown_fields)]
 pub struct SnapObject {
     pub id: StateObjId,
-    pub site: String,
+    /// Shared: every read of the object gives the state's object this site, uncopied.
+    pub site: Arc<str>,
     pub size: u64,
     #[serde(rename = "type", default)]
-    pub ty: Option<String>,
+    pub ty: Option<Arc<str>>,
     #[serde(default)]
     pub pointers: Vec<SnapSlot>,
 }
@@ -536,7 +538,7 @@ impl LoadedSnapshot {
                 bail!("global `{}`: the module has no global of that name", g);
             }
             let site = &snap.objects[self.index[id]].site;
-            if *site != crate::site::global(g) {
+            if **site != *crate::site::global(g) {
                 bail!(
                     "global `{}`: its object {} has site `{}`, not `{}`",
                     g,
@@ -689,7 +691,7 @@ pub fn record(
                 id: o.id,
                 site: o.site.clone(),
                 size: o.size,
-                ty: o.ty.as_ref().and_then(|t| t.name()),
+                ty: o.ty.as_ref().and_then(|t| t.name()).map(Arc::from),
                 pointers: slots
                     .iter()
                     .map(|s| SnapSlot {

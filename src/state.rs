@@ -11,6 +11,7 @@
 //! `klee::ExecutionState`.
 
 use anyhow::Result;
+use std::sync::Arc;
 
 /// The identity of an object in a state (KLEE's `MemoryObject::id`; the snapshot's `id`).
 pub type StateObjId = u64;
@@ -36,7 +37,7 @@ pub enum Target {
 pub struct StateObject {
     pub id: StateObjId,
     /// Static allocation site, labelled as by `pspa analyze` (`heap:F:LINE`, `global:g`...).
-    pub site: String,
+    pub site: Arc<str>,
     pub size: u64,
     /// The LLVM type of the object (its elements, when it is larger), if known.
     pub ty: Option<ObjType>,
@@ -47,18 +48,22 @@ pub struct StateObject {
 pub enum ObjType {
     /// By name, as a snapshot writes it: `struct.table_t`, `i32`, `i8*`, `[4 x i8]`. A
     /// name the module does not define is an error of the snapshot.
-    Named(String),
+    Named(Arc<str>),
     /// An `LLVMTypeRef` of the analysed module (the KLEE plugin's `llvm::Type*`), valid
     /// while the module lives. A type the analysis cannot lay out (a literal struct, a
     /// function) makes the object field-insensitive.
     Llvm(usize),
 }
 
+/// What one pointer field may point to: one target almost always, held in place (a heap
+/// vector per field was a tenth of a list walk's time in allocations).
+pub type Targets = smallvec::SmallVec<[Target; 1]>;
+
 /// A pointer field of an object: its byte offset and what it may point to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PointerSlot {
     pub offset: u64,
-    pub targets: Vec<Target>,
+    pub targets: Targets,
 }
 
 /// The paper's symbolic-state API, reduced to what the abstraction needs.

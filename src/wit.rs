@@ -254,7 +254,7 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
     let mut unknown_obj = None;
     if let Some(a) = abs {
         for (i, o) in a.objects.iter().enumerate() {
-            if o.site == UNKNOWN_SITE {
+            if &*o.site == UNKNOWN_SITE {
                 unknown_obj = Some(i as u32);
             } else if o.kind != ObjKind::Func {
                 c.add_object(

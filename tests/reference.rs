@@ -220,7 +220,7 @@ fn ref_facts(prog: &Program, r: &Reference, mr: &RefModRef) -> Facts {
 /// Readable differences between the solver's facts and the reference's.
 fn differences(prog: &Program, opt: &Facts, naive: &Facts) -> Vec<String> {
     let name = |k: &ObjKey| match k {
-        ObjKey::Prog(o) => prog.objects[*o as usize].label.clone(),
+        ObjKey::Prog(o) => prog.objects[*o as usize].label.to_string(),
         k => format!("{k:?}"),
     };
     let show = |s: &KeySet| {
@@ -577,7 +577,7 @@ fn obj(p: &mut Program, label: &str, kind: ObjKind, layout: Option<LayoutId>) ->
 fn function(p: &mut Program, name: &str, defined: bool, model: Option<Model>) -> FuncId {
     let g = p.functions.len() as FuncId;
     let o = p.add_object(Object {
-        label: format!("func:{name}"),
+        label: format!("func:{name}").into(),
         kind: ObjKind::Func,
         layout: None,
         owner: None,
@@ -821,7 +821,7 @@ fn reference_modref_by_hand() {
     let g = obj(&mut p, "global:g", ObjKind::Global, None);
     let local = |p: &mut Program, f: FuncId, name: &str| {
         let o = p.add_object(Object {
-            label: format!("stack:{name}:x"),
+            label: format!("stack:{name}:x").into(),
             kind: ObjKind::Stack,
             layout: None,
             owner: Some(f),
@@ -1246,7 +1246,7 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
         };
         let readonly = ro && kind == ObjKind::Global;
         let o = p.add_object(Object {
-            label: format!("obj{i}"),
+            label: format!("obj{i}").into(),
             kind,
             layout,
             owner,
@@ -1356,7 +1356,7 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
             .collect();
         if f.varargs {
             let o = p.add_object(Object {
-                label: format!("stack:f{i}:va"),
+                label: format!("stack:f{i}:va").into(),
                 kind: ObjKind::Stack,
                 layout: None,
                 owner: Some(fid),
@@ -1381,7 +1381,7 @@ fn build(rc: &Recipe) -> (Program, Vec<FuncId>) {
             let heap = c.heap.map(|l| {
                 let layout = (l % 8 < 6).then_some((l % 8) as LayoutId);
                 p.add_object(Object {
-                    label: format!("heap:f{i}:{}", 100 + k),
+                    label: format!("heap:f{i}:{}", 100 + k).into(),
                     kind: ObjKind::Heap,
                     layout,
                     owner: None,

@@ -18,7 +18,7 @@ fn obj(p: &mut Program, label: &str, layout: Option<LayoutId>) -> ObjId {
 
 fn func(p: &mut Program, name: &str, constraints: Vec<Constraint>) -> FuncId {
     let fobj = p.add_object(Object {
-        label: format!("func:{name}"),
+        label: format!("func:{name}").into(),
         kind: ObjKind::Func,
         layout: None,
         owner: None,
@@ -425,7 +425,7 @@ fn code_is_never_in_a_mod_or_ref_set() {
     let mr = pspa::modref::compute(&s);
     let names = |set: &roaring::RoaringBitmap| -> Vec<String> {
         set.iter()
-            .map(|l| s.objs[s.obj_of(l) as usize].label.clone())
+            .map(|l| s.objs[s.obj_of(l) as usize].label.to_string())
             .collect()
     };
     assert_eq!(names(&mr.modset[f as usize]), vec!["global:buf"]);

@@ -129,7 +129,7 @@ fn generic_entry(prog: &Program, f: FuncId) -> Program {
     let formals = p.functions[f as usize].formals.clone();
     let fresh = |p: &mut Program, label: String| {
         p.add_object(Object {
-            label,
+            label: label.into(),
             kind: ObjKind::Heap,
             layout: None,
             owner: None,
@@ -165,7 +165,7 @@ struct Effects {
 fn effects(p: &Program, f: FuncId) -> Effects {
     let r = Reference::solve(p, &[f], MemCopyMode::Pairwise);
     let mr: RefModRef = r.modref();
-    let label = |o: u32| r.objects[o as usize].label.clone();
+    let label = |o: u32| r.objects[o as usize].label.to_string();
     let objs = |s: &BTreeSet<(u32, u32)>| s.iter().map(|&(o, _)| label(o)).collect();
     let mem = r
         .mem

@@ -100,10 +100,10 @@ pub mod ffi {
         offset: u64,
         offset_known: bool,
         function: usize,
-    }
-    struct SlotFfi {
-        offset: u64,
-        targets: Vec<TargetFfi>,
+        /// `pointer_slots`: the byte offset of the word holding it (the targets of one
+        /// object come flat, by increasing word; one vector per word was an allocation
+        /// per pointer read). Unused by `arg`.
+        slot: u64,
     }
     struct GlobalFfi {
         site: usize,
@@ -376,7 +376,7 @@ pub mod ffi {
         fn globals(self: &StateView) -> Vec<GlobalFfi>;
         fn object(self: &StateView, id: u64, out: &mut ObjectFfi) -> bool;
         /// False when the object's contents could not be read faithfully.
-        fn pointer_slots(self: &StateView, id: u64, out: &mut Vec<SlotFfi>) -> bool;
+        fn pointer_slots(self: &StateView, id: u64, out: &mut Vec<TargetFfi>) -> bool;
     }
     // The plugin builds the profile's rows as a Vec (cxx instantiates it only when asked).
     impl Vec<ProfileRow> {}
@@ -1250,11 +1250,11 @@ impl<'a> KleeState<'a> {
         }
     }
 
-    fn site_label(&self, site: usize) -> String {
+    fn site_label(&self, site: usize) -> std::sync::Arc<str> {
         match self.session.prog.site_objects.get(&site) {
             Some(&o) => self.session.prog.objects[o as usize].label.clone(),
             // KLEE's own objects (argv, environment, errno, ...): a site of their own.
-            None => pspa::site::KLEE.to_string(),
+            None => pspa::site::KLEE.into(),
         }
     }
 }
@@ -1321,13 +1321,18 @@ impl SymbolicState for KleeState<'_> {
         if !self.view.pointer_slots(id, &mut out) {
             return Err(unreadable(format_args!("the contents of object {id}")));
         }
-        Ok(out
-            .iter()
-            .map(|s| PointerSlot {
-                offset: s.offset,
-                targets: s.targets.iter().map(|t| self.target(t)).collect(),
-            })
-            .collect())
+        let mut slots: Vec<PointerSlot> = Vec::new();
+        for t in &out {
+            let target = self.target(t);
+            match slots.last_mut() {
+                Some(s) if s.offset == t.slot => s.targets.push(target),
+                _ => slots.push(PointerSlot {
+                    offset: t.slot,
+                    targets: pspa::state::Targets::from_buf([target]),
+                }),
+            }
+        }
+        Ok(slots)
     }
 }
 

@@ -252,10 +252,10 @@ void KleeStateView::push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::T
     break;
   case WordTarget::Object:
     known.emplace(t.a, t.mo);
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, t.a, t.b, true, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, t.a, t.b, true, 0, 0});
     break;
   case WordTarget::Function:
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, static_cast<std::size_t>(t.a)});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, static_cast<std::size_t>(t.a), 0});
     break;
   case WordTarget::Unresolved:
     if (recording)
@@ -278,7 +278,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     // which gives the object a pointer-carrying type (section 5).
     if (pointerTyped) {
       ctx.reads.unknownTyped++;
-      out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
+      out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     } else {
       ctx.reads.symbolicData++;
     }
@@ -292,7 +292,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     // conservative answer, and changes nothing where the program never uses the field
     // as a pointer.
     ctx.reads.unknownUntyped++;
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     return true;
   }
   // A symbolic address: every object it may point into (KLEE's own resolution), at an
@@ -303,7 +303,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(resolving).count();
   if (elapsed >= PspaMaxReadMillis) {
     ctx.reads.unknownBudget++;
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     return true;
   }
   klee::ResolutionList rl;
@@ -317,18 +317,18 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   resolving += std::chrono::steady_clock::now() - t0;
   if (incomplete || rl.size() >= PspaMaxResolutions) {
     ctx.reads.unknownTooMany++;
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     return true;
   }
   for (auto &p : rl) {
     // A function's object is code: the target is the function (a symbolic choice between
     // callbacks), which the analysis binds at indirect calls.
     if (p.first->allocSite && isa<Function>(p.first->allocSite)) {
-      out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(p.first->allocSite)});
+      out.push_back(pspa::TargetFfi{pspa::TargetKind::Function, 0, 0, false, reinterpret_cast<std::size_t>(p.first->allocSite), 0});
       continue;
     }
     known[p.first->id] = p.first;
-    out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, p.first->id, 0, false, 0});
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, p.first->id, 0, false, 0, 0});
   }
   return true;
 }
@@ -360,7 +360,7 @@ bool KleeStateView::sameWords(const klee::MemoryObject *mo, const klee::ObjectSt
   return same;
 }
 
-bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v) const {
+bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &v) const {
   const klee::MemoryObject *mo = find(id);
   if (!mo)
     return false;
@@ -378,13 +378,15 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
     rec = &readMos.back();
   }
   // One word as the core gets it (an integer gives nothing).
+  // Targets go into `v` flat, each with its word's offset: a vector per word was an
+  // allocation (and a free) per pointer read, a fifth of the view's time.
   auto give = [&](std::uint32_t off, const WordTarget &t, std::uint64_t word) {
-    rust::Vec<pspa::TargetFfi> ts;
-    push(t, word, ts);
+    std::size_t before = v.size();
+    push(t, word, v);
+    for (std::size_t i = before; i < v.size(); ++i)
+      v[i].slot = off;
     if (rec && (t.kind == WordTarget::Object || t.kind == WordTarget::Function))
       slots.push_back(RecordedSlot{off, static_cast<std::uint64_t>(t.kind), t.a, t.b});
-    if (!ts.empty())
-      v.push_back(pspa::SlotFfi{off, std::move(ts)});
   };
   const std::uint64_t writeStamp = os->writeStamp(), fingerprint = state.addressSpace.boundFingerprint();
   auto kept = ctx.cache.byObject.find(id);
@@ -423,13 +425,13 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &v)
       type = typeOf(mo);
       typed = true;
     }
-    rust::Vec<pspa::TargetFfi> ts;
-    if (!targets(os->read(off, width), pointerAt(dl, type, off), ts))
+    std::size_t before = v.size();
+    if (!targets(os->read(off, width), pointerAt(dl, type, off), v))
       return false;
+    for (std::size_t i = before; i < v.size(); ++i)
+      v[i].slot = off;
     if (rec)
       rec->concrete = false;
-    if (!ts.empty())
-      v.push_back(pspa::SlotFfi{off, std::move(ts)});
   }
   if (keeping)
     ctx.cache.keep(id, std::move(entry));

@@ -183,7 +183,7 @@ public:
   rust::Vec<pspa::GlobalFfi> globals() const override;
 
   bool object(std::uint64_t id, pspa::ObjectFfi &out) const override;
-  bool pointer_slots(std::uint64_t id, rust::Vec<pspa::SlotFfi> &out) const override;
+  bool pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &out) const override;
 
 private:
   bool targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const;

@@ -76,7 +76,7 @@ impl Front<'_> {
         };
         let heap = if allocates {
             let o = self.prog.add_object(Object {
-                label: site::heap(fname, line),
+                label: site::heap(fname, line).into(),
                 kind: ObjKind::Heap,
                 layout: None,
                 owner: None,

@@ -18,7 +18,7 @@ impl Front<'_> {
             let name = value_name(f);
             let id = self.prog.functions.len() as FuncId;
             let obj = self.prog.add_object(Object {
-                label: site::func(&name),
+                label: site::func(&name).into(),
                 kind: ObjKind::Func,
                 layout: None,
                 owner: None,
@@ -78,7 +78,7 @@ impl Front<'_> {
         };
         let varargs = if LLVMIsFunctionVarArg(fty) != 0 {
             let o = self.prog.add_object(Object {
-                label: site::stack(&fname, "..."),
+                label: site::stack(&fname, "...").into(),
                 kind: ObjKind::Stack,
                 layout: None,
                 owner: Some(self.cur),
@@ -122,7 +122,7 @@ impl Front<'_> {
             return;
         }
         let env = self.prog.add_object(Object {
-            label: site::heap("main", 0),
+            label: site::heap("main", 0).into(),
             kind: ObjKind::Heap,
             layout: None,
             owner: None,

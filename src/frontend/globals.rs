@@ -27,7 +27,7 @@ impl Front<'_> {
             let ty = LLVMGlobalGetValueType(g);
             let layout = self.global_layout(ty);
             let obj = self.prog.add_object(Object {
-                label: site::global(&name),
+                label: site::global(&name).into(),
                 kind: ObjKind::Global,
                 layout,
                 owner: None,

@@ -168,7 +168,7 @@ impl Front<'_> {
             self.layout(aty)
         };
         let obj = self.prog.add_object(Object {
-            label: site::stack(fname, &name),
+            label: site::stack(fname, &name).into(),
             kind: ObjKind::Stack,
             layout,
             owner: Some(self.cur),

@@ -204,7 +204,7 @@ impl crate::state::ObjType {
     /// field-insensitive, and a replayed snapshot says so by giving no type.
     pub fn name(&self) -> Option<String> {
         match self {
-            crate::state::ObjType::Named(n) => Some(n.clone()),
+            crate::state::ObjType::Named(n) => Some(n.to_string()),
             // SAFETY: an `Llvm` type belongs to the analysed module, alive while it is.
             crate::state::ObjType::Llvm(t) => unsafe { llvm_type_name(*t as LLVMTypeRef) },
         }

@@ -621,12 +621,18 @@ impl<'p> Solver<'p> {
             let name = if self.node_obj[n as usize] == NONE {
                 self.prog.var_name(n).to_string()
             } else {
-                self.objs[self.node_obj[n as usize] as usize].label.clone()
+                self.objs[self.node_obj[n as usize] as usize]
+                    .label
+                    .to_string()
             };
             let sample: Vec<String> = self.pts[n as usize]
                 .iter()
                 .take(6)
-                .map(|l| self.objs[self.node_obj[l as usize] as usize].label.clone())
+                .map(|l| {
+                    self.objs[self.node_obj[l as usize] as usize]
+                        .label
+                        .to_string()
+                })
                 .collect();
             log::trace!("  {len:6} {name} -> {sample:?}");
         }

@@ -29,7 +29,7 @@ impl<'p> Solver<'p> {
             .unwrap_or("<external>");
         let label = crate::site::heap(caller, call.line);
         let o = self.add_object(Object {
-            label,
+            label: label.into(),
             kind: ObjKind::Heap,
             layout: None,
             owner: None,

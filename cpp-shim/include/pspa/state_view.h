@@ -9,7 +9,6 @@
 namespace pspa {
 struct ObjectFfi;
 struct TargetFfi;
-struct SlotFfi;
 struct GlobalFfi;
 enum class Read : std::uint8_t;
 
@@ -27,6 +26,6 @@ public:
   virtual bool object(std::uint64_t id, ObjectFfi &out) const = 0;
   /// The fields of an object that may hold pointers, with their targets; false when
   /// its contents could not be read faithfully.
-  virtual bool pointer_slots(std::uint64_t id, rust::Vec<SlotFfi> &out) const = 0;
+  virtual bool pointer_slots(std::uint64_t id, rust::Vec<TargetFfi> &out) const = 0;
 };
 } // namespace pspa
