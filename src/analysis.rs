@@ -178,7 +178,7 @@ impl<'p> Analysis<'p> {
         } else {
             crate::site::Field::At(s.field_of(loc))
         };
-        crate::site::location(&s.objs[o as usize].label, field)
+        crate::site::location(&s.objs[o as usize].name(), field)
     }
 
     pub fn labels(&self, set: &RoaringBitmap) -> Vec<String> {
@@ -293,7 +293,7 @@ impl<'p> Analysis<'p> {
     /// The label of byte `offset` of the object labelled `obj_label`.
     pub fn loc_label(&self, obj_label: &str, offset: i64) -> Option<String> {
         let s = &self.solver;
-        let o = s.objs.iter().position(|ob| &*ob.label == obj_label)? as u32;
+        let o = s.objs.iter().position(|ob| ob.name() == obj_label)? as u32;
         Some(self.label(s.loc(o, offset)))
     }
 

@@ -244,7 +244,7 @@ pub fn analyze_call_within<'p>(
             Origin::Program(p) if obj_id(p).is_some() => {
                 let p = obj_id(p).unwrap();
                 if o.kind == ObjKind::Global {
-                    s.objs[p as usize].label = o.label().into();
+                    s.objs[p as usize].uid = o.uid;
                 }
                 if o.layout.is_none() {
                     s.collapse(p);
@@ -254,17 +254,21 @@ pub fn analyze_call_within<'p>(
             // Objects of the state (unique sites), and program objects that no code of
             // the slice names (so no constraint of it can refer to them): objects of their
             // own, outliving the call.
-            _ => s.add_object(Object {
-                label: o.label().into(),
-                kind: o.kind,
-                layout: o.layout,
-                owner: None,
-                func: None,
-                readonly: match o.origin {
-                    Origin::Program(p) => prog.objects[p as usize].readonly,
-                    Origin::Unique(_) => false,
-                },
-            }),
+            _ => {
+                let id = s.add_object(Object {
+                    label: o.site.clone(),
+                    kind: o.kind,
+                    layout: o.layout,
+                    owner: None,
+                    func: None,
+                    readonly: match o.origin {
+                        Origin::Program(p) => prog.objects[p as usize].readonly,
+                        Origin::Unique(_) => false,
+                    },
+                });
+                s.objs[id as usize].uid = o.uid;
+                id
+            }
         };
         obj_map.push(id);
     }

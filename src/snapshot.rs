@@ -452,6 +452,22 @@ impl LoadedSnapshot {
                 }
             }
         }
+        // One shared site (and type name) per distinct text: serde gives each object its
+        // own copy, and 40,000 list cells' separate counters were a cache miss per read.
+        let mut snap = snap;
+        let mut shared: rustc_hash::FxHashSet<Arc<str>> = Default::default();
+        let mut intern = |s: &mut Arc<str>| match shared.get(s) {
+            Some(x) => *s = x.clone(),
+            None => {
+                shared.insert(s.clone());
+            }
+        };
+        for o in &mut snap.objects {
+            intern(&mut o.site);
+            if let Some(t) = &mut o.ty {
+                intern(t);
+            }
+        }
         Ok(LoadedSnapshot {
             file,
             snap,

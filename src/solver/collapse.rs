@@ -33,7 +33,7 @@ impl<'p> Solver<'p> {
             if log::log_enabled!(log::Level::Debug) {
                 log::debug!(
                     "collapse {}: field {} (byte {}) moved by {:+} bytes and strides {:?} ({})",
-                    ob.label,
+                    ob.name(),
                     f,
                     l.fields[f as usize].offset,
                     g.offset,
@@ -52,7 +52,7 @@ impl<'p> Solver<'p> {
             self.stats.spread_pointers += 1;
             log::trace!(
                 "spread {}: field {} (byte {}) moved by {:+} bytes ({})",
-                ob.label,
+                ob.name(),
                 f,
                 l.fields[f as usize].offset,
                 g.offset,
@@ -72,7 +72,7 @@ impl<'p> Solver<'p> {
             self.stats.collapsed_objects += 1;
             log::debug!(
                 "field-insensitive from now on: {}",
-                self.objs[o as usize].label
+                self.objs[o as usize].name()
             );
             let ob = &self.objs[o as usize];
             let (base, nf) = (ob.base, ob.nfields);

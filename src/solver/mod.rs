@@ -34,13 +34,26 @@ const NONE: u32 = u32::MAX;
 
 /// An object as the solver sees it (the program's objects plus those added for seeding or
 /// allocated by models at indirect call sites): the object and where its field nodes are.
-/// Derefs to the `Object`, so `ob.label`, `ob.kind`... read through.
+/// Derefs to the `Object`, so `ob.label` (the static site), `ob.kind`... read through.
 #[derive(Clone, Debug)]
 pub struct ObjInfo {
     pub obj: Object,
     /// First field node.
     pub base: Node,
     pub nfields: u32,
+    /// The identity of a state's object (its label is `SITE@ID`): kept apart and printed
+    /// on demand, not formatted per object per call (a tenth of a list walk's analysis).
+    pub uid: Option<u64>,
+}
+
+impl ObjInfo {
+    /// The object's full label: `SITE@ID` for a state's object, its site otherwise.
+    pub fn name(&self) -> std::borrow::Cow<'_, str> {
+        match self.uid {
+            Some(_) => std::borrow::Cow::Owned(crate::site::object(&self.obj.label, self.uid)),
+            None => std::borrow::Cow::Borrowed(&self.obj.label),
+        }
+    }
 }
 
 impl std::ops::Deref for ObjInfo {
@@ -364,6 +377,7 @@ impl<'p> Solver<'p> {
             obj: o,
             base,
             nfields,
+            uid: None,
         });
         self.escaped.push(false);
         self.fi.push(self.objs[id as usize].layout.is_none());
@@ -622,16 +636,16 @@ impl<'p> Solver<'p> {
                 self.prog.var_name(n).to_string()
             } else {
                 self.objs[self.node_obj[n as usize] as usize]
-                    .label
-                    .to_string()
+                    .name()
+                    .into_owned()
             };
             let sample: Vec<String> = self.pts[n as usize]
                 .iter()
                 .take(6)
                 .map(|l| {
                     self.objs[self.node_obj[l as usize] as usize]
-                        .label
-                        .to_string()
+                        .name()
+                        .into_owned()
                 })
                 .collect();
             log::trace!("  {len:6} {name} -> {sample:?}");
