@@ -239,6 +239,8 @@ pub fn analyze_call_within<'p>(
         .sum();
     s.reserve_nodes(fields);
     let mut obj_map = Vec::with_capacity(abs.objects.len());
+    let mut fresh = Vec::new();
+    let first_fresh = s.objs.len() as ObjId;
     for o in &abs.objects {
         let id = match o.origin {
             Origin::Program(p) if obj_id(p).is_some() => {
@@ -255,23 +257,26 @@ pub fn analyze_call_within<'p>(
             // the slice names (so no constraint of it can refer to them): objects of their
             // own, outliving the call.
             _ => {
-                let id = s.add_object(Object {
-                    label: o.site.clone(),
-                    kind: o.kind,
-                    layout: o.layout,
-                    owner: None,
-                    func: None,
-                    readonly: match o.origin {
-                        Origin::Program(p) => prog.objects[p as usize].readonly,
-                        Origin::Unique(_) => false,
+                fresh.push((
+                    Object {
+                        label: o.site.clone(),
+                        kind: o.kind,
+                        layout: o.layout,
+                        owner: None,
+                        func: None,
+                        readonly: match o.origin {
+                            Origin::Program(p) => prog.objects[p as usize].readonly,
+                            Origin::Unique(_) => false,
+                        },
                     },
-                });
-                s.objs[id as usize].uid = o.uid;
-                id
+                    o.uid,
+                ));
+                first_fresh + fresh.len() as ObjId - 1
             }
         };
         obj_map.push(id);
     }
+    s.add_objects(fresh);
     let node = |s: &Solver, l: AbsLoc| -> Node {
         match l {
             AbsLoc::Field { obj, field } => s.field_node(obj_map[obj as usize], field),

@@ -251,7 +251,7 @@ void KleeStateView::push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::T
   case WordTarget::Integer:
     break;
   case WordTarget::Object:
-    known.emplace(t.a, t.mo);
+    known.try_emplace(t.a, t.mo);
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, t.a, t.b, true, 0, 0});
     break;
   case WordTarget::Function:

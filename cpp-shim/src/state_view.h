@@ -9,6 +9,8 @@
 #include "lib/Core/ExecutionState.h"
 #include "lib/Core/Memory.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <chrono>
 #include <cstdint>
 #include <tuple>
@@ -82,7 +84,7 @@ struct ReadCache {
   /// (`mismatches`: a difference, after which the fresh words are given).
   bool verify = false;
   std::uint64_t verified = 0, mismatches = 0;
-  std::unordered_map<std::uint64_t, Entry> byObject;
+  llvm::DenseMap<std::uint64_t, Entry> byObject;
   /// Words kept in all; past MaxWords (about 4 MB, an entry counted as one more word for
   /// its own overhead) everything goes, and the cache fills again with what the run reads
   /// from then on.
@@ -101,7 +103,7 @@ struct ReadCache {
       words += it->second.words.size();
     } else {
       words += e.words.size();
-      byObject.emplace(id, std::move(e));
+      byObject.try_emplace(id, std::move(e));
     }
   }
 };
@@ -113,13 +115,13 @@ struct ReadContext {
   /// Its own solver chain (Host::ownSolver).
   Host *host = nullptr;
   /// Types inferred from the first cast of an object's base pointer (paper, section 5).
-  std::unordered_map<std::uint64_t, llvm::Type *> castTypes;
+  llvm::DenseMap<std::uint64_t, llvm::Type *> castTypes;
   /// How many castTypes has learned: an object's type changes only when this grows.
   std::uint64_t castTypesLearned = 0;
   /// The objects of global variables, found once: KLEE allocates them all before main and
   /// every state shares them.
   std::vector<const klee::MemoryObject *> globalObjects;
-  std::unordered_map<std::uint64_t, const klee::MemoryObject *> globalById;
+  llvm::DenseMap<std::uint64_t, const klee::MemoryObject *> globalById;
   bool globalsFound = false;
   ReadStats reads;
   ReadCache cache;
@@ -203,7 +205,9 @@ private:
   std::vector<klee::ref<klee::Expr>> &args;
   /// The objects met so far (globals and pointer targets): the core asks only for those,
   /// so no call walks the whole address space.
-  mutable std::unordered_map<std::uint64_t, const klee::MemoryObject *> known;
+  // Open addressing (DenseMap, as KLEE's ids are never its two reserved keys): an
+  // unordered_map allocated a node per object met, a tenth of the view's time.
+  mutable llvm::DenseMap<std::uint64_t, const klee::MemoryObject *> known;
   /// The key of address lookups (see concreteTarget).
   mutable klee::MemoryObject probe{0};
   /// Bound objects lie in [objLo, objHi) (empty when there are none).
