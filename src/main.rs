@@ -118,6 +118,11 @@ enum Cmd {
         /// 0 means no bound, as for the plugin; without the option there is none either.
         #[arg(long, value_name = "N")]
         max_work: Option<u64>,
+        /// With --max-work: the first time a solve of a function needs more than N, the
+        /// call fails and the function's later calls get --max-work (the KLEE plugin's
+        /// --pspa-trial-work). Unused when not below --max-work.
+        #[arg(long, value_name = "N")]
+        trial_work: Option<u64>,
         /// Also report, per pointer the call's accesses dereference, its points-to set
         /// (`points-to` in JSON): what the resolution and WIT clients query.
         #[arg(long)]
@@ -367,6 +372,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             eager,
             follow_exits,
             max_work,
+            trial_work,
             points_to,
             stats,
             cache_entries,
@@ -386,6 +392,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 on_demand: !eager,
                 // 0: no bound (the plugin's --pspa-max-work=0), not a budget of nothing.
                 max_work: max_work.filter(|&n| n > 0),
+                trial_work: trial_work.filter(|&n| n > 0),
                 points_to,
                 cache_entries,
                 follow_exits,

@@ -78,6 +78,12 @@ pub struct SessionOptions {
     /// much work (`SolverStats::work`, points-to elements offered; about 0.5e9 a second
     /// here). None: no bound.
     pub max_work: Option<u64>,
+    /// A first, smaller budget (used only when below `max_work`): the first time a solve of
+    /// a function needs more than this, the call fails (over the work budget) and the
+    /// function's later calls get `max_work`. An analysis pays off over repeated calls;
+    /// a function called once that needs a solve of most of the program (`main`, a
+    /// driver loop) then fails for a tenth of the full budget's cost. None: off.
+    pub trial_work: Option<u64>,
     /// A round of the on-demand projection whose solve did more work than this is not
     /// repeated for a few more objects: the rest is read at once, and later calls of the
     /// function read everything first (a callee reaching much of the program solves once
@@ -111,6 +117,7 @@ impl Default for SessionOptions {
             reuse: true,
             all_globals: false,
             max_work: None,
+            trial_work: None,
             eager_work: DEFAULT_EAGER_WORK,
             points_to: false,
             on_demand: true,
@@ -187,6 +194,9 @@ pub struct Session {
     /// Callees whose solve went over the work budget: their later calls fail at once
     /// instead of spending it again (failing is the conservative answer).
     over_budget: rustc_hash::FxHashSet<FuncId>,
+    /// Functions that went over the trial budget (`SessionOptions::trial_work`) once:
+    /// their solves get the whole budget from then on.
+    tried: rustc_hash::FxHashSet<FuncId>,
     /// Functions that reach such a callee by direct calls and were never solved within
     /// the budget: their slices hold its code, and their calls fail at once too (SQLite's
     /// parser and code generator are one cycle of 72 functions with the same slice of
@@ -238,14 +248,23 @@ impl Session {
         call: CallOptions,
     ) -> Result<(CallResult, bool, f64, u64)> {
         let need_post = call.keep_post;
+        let cut_exits = !(self.options.follow_exits || call.follow_exits);
+        let own_kind = self.solved_as_session(call);
+        // The session's budget for this solve: the trial budget until the function went
+        // over it once (only for solves made as the session's are: they teach it).
+        let trial = match (self.options.trial_work, self.options.max_work) {
+            (Some(t), Some(m)) if t < m && own_kind && !self.tried.contains(&abs.function) => {
+                Some(t)
+            }
+            _ => None,
+        };
+        let session_budget = trial.or(self.options.max_work);
         // The call's own budget, where it is the tighter one.
         let own_budget = call
             .max_work
-            .filter(|&c| self.options.max_work.is_none_or(|s| c < s));
-        let max_work = own_budget.or(self.options.max_work);
+            .filter(|&c| session_budget.is_none_or(|s| c < s));
+        let max_work = own_budget.or(session_budget);
         let mut canon = None;
-        let cut_exits = !(self.options.follow_exits || call.follow_exits);
-        let own_kind = self.solved_as_session(call);
         if self.options.reuse && !call.fresh && own_kind {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);
@@ -323,6 +342,15 @@ impl Session {
                 .into());
             }
             self.cache.stats.over_budget += 1;
+            if let Some(t) = trial {
+                // Over the trial budget only: the next call gets the whole one.
+                self.cache.stats.over_trial += 1;
+                self.tried.insert(abs.function);
+                bail!(
+                    "the analysis of `{}` needs more than its trial budget ({t} points-to elements; its later calls get the whole --max-work)",
+                    self.prog.functions[abs.function as usize].name,
+                );
+            }
             // Over it only with the rounds before the last: later calls, which start
             // with the learned bodies, may fit; not remembered, unless that keeps
             // happening (SQLite's expression walker meets new callbacks at every call:
@@ -521,6 +549,7 @@ impl Session {
             bodies: FxHashMap::default(),
             slice_vars: 0,
             over_budget: Default::default(),
+            tried: Default::default(),
             doomed: Default::default(),
             within_budget: Default::default(),
             late_overruns: Default::default(),

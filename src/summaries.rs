@@ -293,6 +293,9 @@ pub struct ReuseStats {
     /// Calls failed at the work budget, conservatively: stopped solves, and calls failed at
     /// once because their function (or code it calls directly) went over it before.
     pub over_budget: u64,
+    /// Of those, calls that went over the trial budget (`SessionOptions::trial_work`): the
+    /// first of their function to need more.
+    pub over_trial: u64,
     /// Solver runs made again because the solve bound a function whose body the slice
     /// did not hold (a call through a pointer the state or the code holds; `slice.rs`).
     pub body_rounds: u64,

@@ -398,6 +398,54 @@ fn code_over_the_work_budget_fails_at_once_the_next_time() {
     assert_eq!(s.reuse_stats().over_budget, 2);
 }
 
+#[test]
+fn a_function_over_the_trial_budget_gets_the_whole_budget_next_time() {
+    // A trial budget of one element stops the first solve of table_insert (it fails, as
+    // over the work budget, and is not marked: no "earlier call" message); its next call
+    // gets the session's whole budget, out of reach, and answers as a fresh solve does.
+    // A third call of the same state reuses that answer: the trial never applies again.
+    let mut s = session_with(SessionOptions {
+        max_work: Some(1_000_000_000),
+        trial_work: Some(1),
+        ..Default::default()
+    });
+    let st = fig1_state(&sample(), &|id| id, &[]);
+    let e = analyze_with(&mut s, &st, CallOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("trial budget"), "{e:#}");
+    assert_eq!(
+        (s.reuse_stats().over_budget, s.reuse_stats().over_trial),
+        (1, 1)
+    );
+    let r = sets(&analyze_with(&mut s, &st, CallOptions::default()).unwrap());
+    assert_eq!(r, sets(&fresh_result(&st)));
+    assert!(!r.0.is_empty(), "table_insert writes");
+    assert_eq!(
+        sets(&analyze_with(&mut s, &st, CallOptions::default()).unwrap()),
+        r
+    );
+    assert_eq!(s.reuse_stats().over_budget, 1, "only the first call failed");
+}
+
+#[test]
+fn a_trial_budget_not_below_the_whole_one_is_off() {
+    // With a session budget of one element the trial (larger) changes nothing: the first
+    // call goes over the whole budget and marks the function, the second fails at once.
+    let mut s = session_with(SessionOptions {
+        max_work: Some(1),
+        trial_work: Some(1_000),
+        ..Default::default()
+    });
+    let st = fig1_state(&sample(), &|id| id, &[]);
+    let e1 = analyze_with(&mut s, &st, CallOptions::default()).unwrap_err();
+    assert!(!e1.to_string().contains("trial"), "{e1:#}");
+    let e2 = analyze_with(&mut s, &st, CallOptions::default()).unwrap_err();
+    assert!(
+        e2.to_string().contains("known from an earlier call"),
+        "{e2:#}"
+    );
+    assert_eq!(s.reuse_stats().over_trial, 0);
+}
+
 /// The call of `v`'s state analysed on demand with the call's own options.
 fn analyze_with(s: &mut Session, v: &Value, call: CallOptions) -> anyhow::Result<CallResult> {
     let snap = load(v);

@@ -150,6 +150,8 @@ pub mod ffi {
         solver_runs: u64,
         /// Calls given up at the work budget (counted in failures too).
         over_budget: u64,
+        /// Of those, the first of their function over the trial budget.
+        over_trial: u64,
         /// Solver runs made again with a body the slice lacked (`ReuseStats::body_rounds`).
         body_rounds: u64,
         /// Calls answered from an unchanged state (`ReuseStats::unchanged`).
@@ -176,6 +178,8 @@ pub mod ffi {
         eager: bool,
         /// `SessionOptions::max_work`; 0: no bound.
         max_work: u64,
+        /// `SessionOptions::trial_work`; 0: none.
+        trial_work: u64,
         /// `SessionOptions::points_to` (`answer_may_point_to`).
         points_to: bool,
         /// `FrontOptions::allocators` (`--pspa-allocator`).
@@ -525,6 +529,7 @@ fn session_options(o: &ffi::EngineOptions) -> SessionOptions {
         on_demand: !o.eager,
         // 0: no bound.
         max_work: (o.max_work > 0).then_some(o.max_work),
+        trial_work: (o.trial_work > 0).then_some(o.trial_work),
         points_to: o.points_to,
         follow_exits: o.follow_exits,
         ..Default::default()
@@ -629,6 +634,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         miss_no_iso: r.miss_other,
         solver_runs: r.solver_runs,
         over_budget: r.over_budget,
+        over_trial: r.over_trial,
         body_rounds: r.body_rounds,
         unchanged: r.unchanged,
         fetch_rounds: r.fetch_rounds,

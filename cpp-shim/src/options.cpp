@@ -112,6 +112,15 @@ cl::opt<unsigned long long> PspaMaxWork(
              "default 200000000; 0 means no bound. Deterministic, unlike a time limit"),
     cl::init(200000000ULL), cl::cat(klee::MiscCat));
 
+cl::opt<unsigned long long> PspaTrialWork(
+    "pspa-trial-work",
+    cl::desc("The first time a solve of a function needs more than this many points-to "
+             "elements, the call fails (counted as over the work budget) and the "
+             "function's later calls get --pspa-max-work: a function called once that "
+             "needs a solve of most of the program (main, a driver loop) fails for a tenth "
+             "of the cost (default 20000000; 0, or not below --pspa-max-work: off)"),
+    cl::init(20000000ULL), cl::cat(klee::MiscCat));
+
 cl::list<std::string> PspaAllocators(
     "pspa-allocator",
     cl::desc("Treat the defined function NAME as an allocator (comma-separated, repeatable): "
@@ -163,6 +172,7 @@ PluginOptions pluginOptions() {
   o.eager = PspaEager;
   o.followExits = PspaFollowExits;
   o.maxWork = PspaMaxWork;
+  o.trialWork = PspaTrialWork;
   o.allocators.assign(PspaAllocators.begin(), PspaAllocators.end());
   o.keepPointsTo = PspaKeepPointsTo;
   o.stats = PspaStats;

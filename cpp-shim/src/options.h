@@ -28,6 +28,8 @@ struct PluginOptions {
   /// gives the words it gave (state_view.h, ReadCache); off with --pspa-no-read-cache.
   bool readCache = true;
   std::uint64_t maxWork = 0;
+  /// --pspa-trial-work (SessionOptions::trial_work).
+  std::uint64_t trialWork = 0;
   std::vector<std::string> allocators;
   bool keepPointsTo = false;
   /// --pspa-stats: the reading and reuse done lines.

@@ -303,6 +303,7 @@ void PspaPlugin::moduleReady(klee::Executor &ex, Module &m) {
                                     options.allGlobals,
                                     options.eager,
                                     options.maxWork,
+                                    options.trialWork,
                                     options.keepPointsTo || pspa_plugin::ResolveClient::enabled(),
                                     std::move(allocators),
                                     options.followExits};

@@ -56,8 +56,12 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << " (reuse ratio " << format("%.4f", ratio) << ")\n";
   }
   llvm::errs() << "KLEE: done: pspa failures = " << t.failures;
-  if (s.over_budget)
-    llvm::errs() << " (" << s.over_budget << " over the work budget)";
+  if (s.over_budget) {
+    llvm::errs() << " (" << s.over_budget << " over the work budget";
+    if (s.over_trial)
+      llvm::errs() << ", " << s.over_trial << " of them the first of their function over the trial budget";
+    llvm::errs() << ")";
+  }
   if (t.givenUp)
     llvm::errs() << "; given up over a client's budget (not failures) = " << t.givenUp;
   llvm::errs() << "\n";
@@ -104,6 +108,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"invocations", s.invocations},
                                         {"failures", t.failures},
                                         {"over_budget", s.over_budget},
+                                        {"over_trial", s.over_trial},
                                         {"given_up", t.givenUp},
                                         {"joined", t.joined},
                                         {"join_failures", t.joinFailures},

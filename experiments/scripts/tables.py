@@ -388,7 +388,9 @@ def time_split(st):
     """Where a run's analysis time went (Stats), in the words of its --pspa-stats done lines:
     failures, reading, checking and solving time, the projection's objects and rounds."""
     an = st["analysis"]
-    over = f" ({an['over_budget']} over the work budget)" if an["over_budget"] else ""
+    trial = (f", {an['over_trial']} of them the first of their function over the trial budget"
+             if an.get("over_trial", 0) else "")
+    over = f" ({an['over_budget']} over the work budget{trial})" if an["over_budget"] else ""
     return [f"pspa failures = {an['failures']}{over}",
             f"pspa time: reading = {an['read_s']:.3f} s, checking = {an['check_s']:.3f} s, solving = "
             f"{an['solve_s']:.3f} s ({an['solver_runs']} solver runs)",

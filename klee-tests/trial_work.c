@@ -1,0 +1,47 @@
+// The trial budget (--pspa-trial-work, SessionOptions::trial_work): the first solve of a
+// function that needs more than it fails, and the function's later calls get the whole
+// --pspa-max-work.
+// RUN: %clang %s -o %t.bc
+// RUN: rm -rf %t.trial %t.off %t.whole
+// tail_of is called three times on the same 8-node list. A trial budget of one element
+// stops its first solve (any solve offers more than one element): that call fails, over
+// the work budget, as the first of its function over the trial budget. The second call
+// has the whole (default) budget and is solved; the third finds the state unchanged.
+// RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=1 --pspa-check --output-dir=%t.trial %t.bc 2>&1 | %FileCheck %s --check-prefix=TRIAL
+// TRIAL: KLEE: done: pspa calls analysed = 3 (pspa)
+// TRIAL: KLEE: done: pspa failures = 1 (1 over the work budget, 1 of them the first of their function over the trial budget)
+// TRIAL: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// 0 turns the trial off: every call is solved within the whole budget.
+// RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=0 --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF
+// OFF: KLEE: done: pspa failures = 0
+// A trial not below the whole budget is off too: with both at one element the first
+// call goes over the whole budget, which marks the function, and the two later calls
+// fail at once (3 failures, none over a trial budget).
+// RUN: %klee --pspa-analyze=tail_of --pspa-max-work=1 --pspa-trial-work=1 --output-dir=%t.whole %t.bc 2>&1 | %FileCheck %s --check-prefix=WHOLE
+// WHOLE: KLEE: done: pspa failures = 3 (3 over the work budget)
+#include <stdlib.h>
+
+struct node {
+  struct node *next;
+  int val;
+};
+
+__attribute__((noinline)) struct node *tail_of(struct node *n) {
+  while (n->next)
+    n = n->next;
+  return n;
+}
+
+int main(void) {
+  struct node *l = 0;
+  for (int i = 0; i < 8; i++) {
+    struct node *n = malloc(sizeof *n);
+    n->next = l;
+    n->val = i;
+    l = n;
+  }
+  int s = 0;
+  for (int k = 0; k < 3; k++)
+    s += tail_of(l)->val;
+  return s;
+}
