@@ -250,20 +250,25 @@ impl Session {
         let need_post = call.keep_post;
         let cut_exits = !(self.options.follow_exits || call.follow_exits);
         let own_kind = self.solved_as_session(call);
-        // The session's budget for this solve: the trial budget until the function went
-        // over it once (only for solves made as the session's are: they teach it).
+        // The call's own budget, where it is the tighter one.
+        let own_budget = call
+            .max_work
+            .filter(|&c| self.options.max_work.is_none_or(|s| c < s));
+        // The trial budget, until the function went over it once: only for calls with no
+        // budget of their own (a client's budget is its choice, and holds as given) solved
+        // as the session's are (they teach it).
         let trial = match (self.options.trial_work, self.options.max_work) {
-            (Some(t), Some(m)) if t < m && own_kind && !self.tried.contains(&abs.function) => {
+            (Some(t), Some(m))
+                if t < m
+                    && call.max_work.is_none()
+                    && own_kind
+                    && !self.tried.contains(&abs.function) =>
+            {
                 Some(t)
             }
             _ => None,
         };
-        let session_budget = trial.or(self.options.max_work);
-        // The call's own budget, where it is the tighter one.
-        let own_budget = call
-            .max_work
-            .filter(|&c| session_budget.is_none_or(|s| c < s));
-        let max_work = own_budget.or(session_budget);
+        let max_work = own_budget.or(trial).or(self.options.max_work);
         let mut canon = None;
         if self.options.reuse && !call.fresh && own_kind {
             let t = Instant::now();
@@ -343,9 +348,15 @@ impl Session {
             }
             self.cache.stats.over_budget += 1;
             if let Some(t) = trial {
-                // Over the trial budget only: the next call gets the whole one.
+                // Over the trial budget only: the next call gets the whole one, and so do
+                // the functions reaching this one by direct calls (their slices hold its
+                // code): otherwise each of a set of functions sharing one large slice
+                // (SQLite's parser, 72 of them) would pay its own trial before the first
+                // to go over the whole budget dooms the rest.
                 self.cache.stats.over_trial += 1;
                 self.tried.insert(abs.function);
+                let reaching = self.reaching(abs.function);
+                self.tried.extend(reaching);
                 bail!(
                     "the analysis of `{}` needs more than its trial budget ({t} points-to elements; its later calls get the whole --max-work)",
                     self.prog.functions[abs.function as usize].name,
@@ -422,6 +433,18 @@ impl Session {
     /// those of every function that reaches it by direct calls (whose slices hold `f`'s
     /// code) and was never solved within the budget.
     fn mark_over_budget(&mut self, f: FuncId) {
+        self.over_budget.insert(f);
+        self.doomed.remove(&f);
+        for g in self.reaching(f) {
+            if !self.within_budget.contains(&g) && !self.over_budget.contains(&g) {
+                self.doomed.insert(g);
+            }
+        }
+    }
+
+    /// The functions that reach `f` by direct calls, transitively (their slices hold
+    /// `f`'s code).
+    fn reaching(&self, f: FuncId) -> Vec<FuncId> {
         let prog = &self.prog;
         // A call that ends the process is not followed (unless the session follows them):
         // its callee's code is not in its callers' solves.
@@ -439,18 +462,16 @@ impl Session {
             }
             callers
         });
-        self.over_budget.insert(f);
-        self.doomed.remove(&f);
         let mut seen = rustc_hash::FxHashSet::default();
+        let mut out = Vec::new();
         let mut work = callers[f as usize].clone();
         while let Some(g) = work.pop() {
             if seen.insert(g) {
-                if !self.within_budget.contains(&g) && !self.over_budget.contains(&g) {
-                    self.doomed.insert(g);
-                }
+                out.push(g);
                 work.extend(&callers[g as usize]);
             }
         }
+        out
     }
 
     /// Count a call answered by its function's last answer, the state it read unchanged

@@ -401,17 +401,19 @@ fn code_over_the_work_budget_fails_at_once_the_next_time() {
 #[test]
 fn a_function_over_the_trial_budget_gets_the_whole_budget_next_time() {
     // A trial budget of one element stops the first solve of table_insert (it fails, as
-    // over the work budget, and is not marked: no "earlier call" message); its next call
-    // gets the session's whole budget, out of reach, and answers as a fresh solve does.
-    // A third call of the same state reuses that answer: the trial never applies again.
+    // over the work budget, and is not marked: no "earlier call" message); its next calls
+    // get the session's whole budget, out of reach, and answer as a fresh solve does.
+    // Reuse is off, so that each later call solves: the trial never applies again.
     let mut s = session_with(SessionOptions {
         max_work: Some(1_000_000_000),
         trial_work: Some(1),
+        reuse: false,
         ..Default::default()
     });
     let st = fig1_state(&sample(), &|id| id, &[]);
     let e = analyze_with(&mut s, &st, CallOptions::default()).unwrap_err();
     assert!(e.to_string().contains("trial budget"), "{e:#}");
+    assert!(!e.to_string().contains("earlier call"), "{e:#}");
     assert_eq!(
         (s.reuse_stats().over_budget, s.reuse_stats().over_trial),
         (1, 1)
@@ -419,11 +421,60 @@ fn a_function_over_the_trial_budget_gets_the_whole_budget_next_time() {
     let r = sets(&analyze_with(&mut s, &st, CallOptions::default()).unwrap());
     assert_eq!(r, sets(&fresh_result(&st)));
     assert!(!r.0.is_empty(), "table_insert writes");
+    let runs = s.reuse_stats().solver_runs;
     assert_eq!(
         sets(&analyze_with(&mut s, &st, CallOptions::default()).unwrap()),
         r
     );
+    assert!(s.reuse_stats().solver_runs > runs, "the third call solved");
     assert_eq!(s.reuse_stats().over_budget, 1, "only the first call failed");
+}
+
+#[test]
+fn a_clients_own_budget_holds_as_given_under_a_trial() {
+    // A call with a budget of its own (a client's: resolution's lazy snapshots) is not
+    // given the trial budget, even when its own is looser than the session's (the
+    // session's then bounds it): with a trial of one element it is solved, fails nothing,
+    // and leaves the function untried, so the session's first call of it still goes over
+    // the trial.
+    let mut s = session_with(SessionOptions {
+        max_work: Some(1_000_000_000),
+        trial_work: Some(1),
+        reuse: false,
+        ..Default::default()
+    });
+    let st = fig1_state(&sample(), &|id| id, &[]);
+    let own = CallOptions {
+        max_work: Some(2_000_000_000),
+        ..Default::default()
+    };
+    let r = sets(&analyze_with(&mut s, &st, own).unwrap());
+    assert_eq!(r, sets(&fresh_result(&st)));
+    assert_eq!(s.reuse_stats().over_budget, 0);
+    let e = analyze_with(&mut s, &st, CallOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("trial budget"), "{e:#}");
+}
+
+#[test]
+fn callers_of_a_function_over_the_trial_budget_get_the_whole_budget() {
+    // table_insert calls table_lookup directly (fig1-table.h), so its slice holds
+    // table_lookup's code. table_lookup's first call goes over a trial budget of one
+    // element; table_insert's first call then gets the whole budget and is solved (with
+    // the trial, any solve of it would go over: the first test above).
+    let mut s = session_with(SessionOptions {
+        max_work: Some(1_000_000_000),
+        trial_work: Some(1),
+        ..Default::default()
+    });
+    let insert = fig1_state(&sample(), &|id| id, &[]);
+    let mut lookup = insert.clone();
+    lookup["call"]["function"] = json!("table_lookup");
+    lookup["call"]["args"] = json!([{"targets": [{"object": 1, "offset": 0}]}, {"value": "int"}]);
+    let e = analyze_with(&mut s, &lookup, CallOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("trial budget"), "{e:#}");
+    let r = sets(&analyze_with(&mut s, &insert, CallOptions::default()).unwrap());
+    assert_eq!(r, sets(&fresh_result(&insert)));
+    assert_eq!(s.reuse_stats().over_trial, 1);
 }
 
 #[test]

@@ -365,7 +365,9 @@ impl<'p> Solver<'p> {
     /// Add an object (a unique site of a seeded state, or a model allocation).
     pub fn add_object(&mut self, o: Object) -> ObjId {
         let id = self.objs.len() as ObjId;
-        self.add_objects(vec![(o, None)]);
+        let base = self.rep.len() as Node;
+        self.new_nodes(self.prog.fields_of(o.layout) as usize);
+        self.push_object(o, None, base);
         id
     }
 
@@ -383,23 +385,28 @@ impl<'p> Solver<'p> {
         self.escaped.reserve(objs.len());
         self.fi.reserve(objs.len());
         for (o, uid) in objs {
-            let id = self.objs.len() as ObjId;
-            let nfields = self.prog.fields_of(o.layout);
-            let (b, e) = (base as usize, (base + nfields) as usize);
-            self.node_obj[b..e].fill(id);
-            for (f, slot) in self.node_field[b..e].iter_mut().enumerate() {
-                *slot = f as u32;
-            }
-            self.fi.push(o.layout.is_none());
-            self.escaped.push(false);
-            self.objs.push(ObjInfo {
-                obj: o,
-                base,
-                nfields,
-                uid,
-            });
-            base += nfields;
+            base += self.push_object(o, uid, base);
         }
+    }
+
+    /// Object `o` over the nodes made for it from `base` on; its number of fields.
+    fn push_object(&mut self, o: Object, uid: Option<u64>, base: Node) -> u32 {
+        let id = self.objs.len() as ObjId;
+        let nfields = self.prog.fields_of(o.layout);
+        let (b, e) = (base as usize, (base + nfields) as usize);
+        self.node_obj[b..e].fill(id);
+        for (f, slot) in self.node_field[b..e].iter_mut().enumerate() {
+            *slot = f as u32;
+        }
+        self.fi.push(o.layout.is_none());
+        self.escaped.push(false);
+        self.objs.push(ObjInfo {
+            obj: o,
+            base,
+            nfields,
+            uid,
+        });
+        nfields
     }
 
     pub fn layout(&self, o: ObjId) -> Option<&'p Layout> {
