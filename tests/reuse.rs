@@ -398,19 +398,25 @@ fn code_over_the_work_budget_fails_at_once_the_next_time() {
     assert_eq!(s.reuse_stats().over_budget, 2);
 }
 
+/// A session whose whole budget is out of reach and whose trial budget is one element (any
+/// solve goes over it), and the sample state at a call of table_insert.
+fn trial_session(reuse: bool) -> (Session, Value) {
+    let s = session_with(SessionOptions {
+        max_work: Some(1_000_000_000),
+        trial_work: Some(1),
+        reuse,
+        ..Default::default()
+    });
+    (s, fig1_state(&sample(), &|id| id, &[]))
+}
+
 #[test]
 fn a_function_over_the_trial_budget_gets_the_whole_budget_next_time() {
     // A trial budget of one element stops the first solve of table_insert (it fails, as
     // over the work budget, and is not marked: no "earlier call" message); its next calls
     // get the session's whole budget, out of reach, and answer as a fresh solve does.
     // Reuse is off, so that each later call solves: the trial never applies again.
-    let mut s = session_with(SessionOptions {
-        max_work: Some(1_000_000_000),
-        trial_work: Some(1),
-        reuse: false,
-        ..Default::default()
-    });
-    let st = fig1_state(&sample(), &|id| id, &[]);
+    let (mut s, st) = trial_session(false);
     let e = analyze_with(&mut s, &st, CallOptions::default()).unwrap_err();
     assert!(e.to_string().contains("trial budget"), "{e:#}");
     assert!(!e.to_string().contains("earlier call"), "{e:#}");
@@ -437,13 +443,7 @@ fn a_clients_own_budget_holds_as_given_under_a_trial() {
     // session's then bounds it): with a trial of one element it is solved, fails nothing,
     // and leaves the function untried, so the session's first call of it still goes over
     // the trial.
-    let mut s = session_with(SessionOptions {
-        max_work: Some(1_000_000_000),
-        trial_work: Some(1),
-        reuse: false,
-        ..Default::default()
-    });
-    let st = fig1_state(&sample(), &|id| id, &[]);
+    let (mut s, st) = trial_session(false);
     let own = CallOptions {
         max_work: Some(2_000_000_000),
         ..Default::default()
@@ -461,12 +461,7 @@ fn callers_of_a_function_over_the_trial_budget_get_the_whole_budget() {
     // table_lookup's code. table_lookup's first call goes over a trial budget of one
     // element; table_insert's first call then gets the whole budget and is solved (with
     // the trial, any solve of it would go over: the first test above).
-    let mut s = session_with(SessionOptions {
-        max_work: Some(1_000_000_000),
-        trial_work: Some(1),
-        ..Default::default()
-    });
-    let insert = fig1_state(&sample(), &|id| id, &[]);
+    let (mut s, insert) = trial_session(true);
     let mut lookup = insert.clone();
     lookup["call"]["function"] = json!("table_lookup");
     lookup["call"]["args"] = json!([{"targets": [{"object": 1, "offset": 0}]}, {"value": "int"}]);
