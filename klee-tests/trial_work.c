@@ -11,7 +11,8 @@
 // TRIAL: KLEE: done: pspa calls analysed = 3 (pspa)
 // TRIAL: KLEE: done: pspa failures = 1 (1 over the work budget, 1 of them the first of their function over the trial budget)
 // TRIAL: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
-// 0 turns the trial off: every call is solved within the whole budget.
+// 0 turns the trial off: every call is solved within the whole budget (were 0 taken as a
+// budget of nothing, the first call would fail).
 // RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=0 --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF
 // OFF: KLEE: done: pspa failures = 0
 // A trial not below the whole budget is off too: with both at one element the first

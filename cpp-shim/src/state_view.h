@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdint>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
