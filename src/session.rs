@@ -174,6 +174,48 @@ impl std::fmt::Display for OverCallBudget {
 
 impl std::error::Error for OverCallBudget {}
 
+/// The fields a function's calls read so far (`ReadKey`s), with the views
+/// `fetch_closure` asks of them kept up to date as keys join.
+#[derive(Default)]
+struct Predicted {
+    keys: rustc_hash::FxHashSet<ReadKey>,
+    /// The layouts of the `Field` keys.
+    layouts: rustc_hash::FxHashSet<LayoutId>,
+    /// The `Untyped` keys' sites.
+    untyped: rustc_hash::FxHashSet<std::sync::Arc<str>>,
+    /// The `CopiedGlobal` keys' sites.
+    copied: rustc_hash::FxHashSet<std::sync::Arc<str>>,
+}
+
+impl Predicted {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    fn extend(&mut self, keys: &[ReadKey]) {
+        for k in keys {
+            if !self.keys.insert(k.clone()) {
+                continue;
+            }
+            match k {
+                ReadKey::Field(l, _) => {
+                    self.layouts.insert(*l);
+                }
+                ReadKey::Untyped(s) => {
+                    self.untyped.insert(s.clone());
+                }
+                ReadKey::CopiedGlobal(s) => {
+                    self.copied.insert(s.clone());
+                }
+            }
+        }
+    }
+}
+
 pub struct Session {
     pub prog: Program,
     module: Module,
@@ -211,7 +253,7 @@ pub struct Session {
     callers: once_cell::unsync::OnceCell<Vec<Vec<FuncId>>>,
     /// Per function, the fields its calls read so far: a new call fetches along them from
     /// the start, so that a walk needs one round, not one per doubling.
-    predicted: FxHashMap<FuncId, rustc_hash::FxHashSet<ReadKey>>,
+    predicted: FxHashMap<FuncId, Predicted>,
     /// Functions whose solves are heavy (`eager_work`): their calls read everything first.
     heavy: rustc_hash::FxHashSet<FuncId>,
     slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
@@ -872,7 +914,6 @@ impl Session {
         let eager = call.eager || !self.options.on_demand;
         let mut g = MemoryGraph::default();
         read(self, &mut g, Fetch::Roots)?;
-        let roots = g.objects.len();
         let function = self.prog.function_by_name(&g.function);
         // A call bound to fail at its budget fails before its state is read: on SQLite,
         // reading cost each later call of an expression walker that went over it 87 ms.
@@ -881,17 +922,42 @@ impl Session {
         if let Some(f) = function {
             self.fail_if_bound_to(f)?;
         }
+        // Taken out and put back, not cloned: a function's keys can be hundreds (each
+        // string constant `_asn1_set_name` copies is one), and a clone per call with
+        // its derived sets rebuilt was a quarter of libtasn1's small misses.
         let mut fields = function
-            .and_then(|f| self.predicted.get(&f))
-            .cloned()
+            .and_then(|f| self.predicted.remove(&f))
             .unwrap_or_default();
+        let out = self.on_demand_rounds(read, posts, call, &mut g, &mut fields, t, eager);
+        if let Some(f) = function {
+            self.predicted.insert(f, fields);
+        }
+        let (abs, result, stats) = out?;
+        Ok((g, abs, result, stats))
+    }
+
+    /// The rounds of `analyze_on_demand_after` from its roots: `fields` is what the
+    /// function's calls read so far, extended by each round's reads.
+    #[allow(clippy::too_many_arguments)]
+    fn on_demand_rounds(
+        &mut self,
+        read: &mut ReadState<'_>,
+        posts: &[&PostState],
+        call: CallOptions,
+        g: &mut MemoryGraph,
+        fields: &mut Predicted,
+        t: Instant,
+        eager: bool,
+    ) -> Result<(AbstractState, CallResult, CallStats)> {
+        let roots = g.objects.len();
+        let function = self.prog.function_by_name(&g.function);
         // Whether the last closure stopped at its budget (more of it is to be read).
         let mut cut = false;
         if eager || function.is_some_and(|f| self.heavy.contains(&f)) {
             // Its solves are heavy: one round over everything, not several.
-            read(self, &mut g, Fetch::All)?;
+            read(self, g, Fetch::All)?;
         } else {
-            cut = self.fetch_closure(&mut g, roots, &fields, read)?;
+            cut = self.fetch_closure(g, roots, fields, read)?;
         }
         let mut solve_total = 0.0;
         let mut work_total = 0;
@@ -901,7 +967,7 @@ impl Session {
         let mut gone = rustc_hash::FxHashSet::default();
         loop {
             rounds += 1;
-            let (mut abs, abs_stats) = self.abstract_graph(&g)?;
+            let (mut abs, abs_stats) = self.abstract_graph(g)?;
             if !posts.is_empty() {
                 let own = abs.objects.len();
                 for post in posts {
@@ -914,10 +980,10 @@ impl Session {
                     .filter(|id| !gone.contains(id))
                     .collect();
                 if !missing.is_empty() {
-                    read(self, &mut g, Fetch::Meet(&missing))?;
+                    read(self, g, Fetch::Meet(&missing))?;
                     gone.extend(missing.into_iter().filter(|id| !g.index.contains_key(id)));
                     if eager {
-                        read(self, &mut g, Fetch::All)?;
+                        read(self, g, Fetch::All)?;
                     }
                     continue;
                 }
@@ -944,7 +1010,7 @@ impl Session {
                 self.heavy.insert(f);
             }
             let known = fields.len();
-            fields.extend(result.read_fields.iter().cloned());
+            fields.extend(&result.read_fields);
             if log::log_enabled!(log::Level::Debug) && !result.demand.is_empty() {
                 let sites: Vec<String> = result
                     .demand
@@ -963,9 +1029,6 @@ impl Session {
             }
             if result.demand.is_empty() {
                 self.count_call(reused_all);
-                if let Some(f) = function {
-                    self.predicted.insert(f, fields);
-                }
                 let st = &mut self.cache.stats;
                 st.fetch_rounds += rounds as u64;
                 st.objects_met += g.objects.len() as u64;
@@ -980,21 +1043,21 @@ impl Session {
                     total_ms: t.elapsed().as_secs_f64() * 1e3,
                     fetch_rounds: rounds,
                 };
-                return Ok((g, abs, result, stats));
+                return Ok((abs, result, stats));
             }
             // A round whose solve was heavy (a callee that reaches much of the program) is
             // not worth repeating for a few more objects: the rest is read at once, so
             // such a call solves at most twice.
             if rounds >= MAX_FETCH_ROUNDS || result.work > self.options.eager_work {
-                read(self, &mut g, Fetch::All)?;
+                read(self, g, Fetch::All)?;
                 continue;
             }
             // What was demanded, always (progress), and the closure when F grew.
-            read(self, &mut g, Fetch::Objects(&result.demand))?;
+            read(self, g, Fetch::Objects(&result.demand))?;
             // A closure cut at its budget goes on too: otherwise a list longer than the
             // budget was read one cell a round, by demand.
             if fields.len() > known || cut {
-                cut = self.fetch_closure(&mut g, roots, &fields, read)?;
+                cut = self.fetch_closure(g, roots, fields, read)?;
             }
         }
     }
@@ -1007,7 +1070,7 @@ impl Session {
         &mut self,
         g: &mut MemoryGraph,
         roots: usize,
-        fields: &rustc_hash::FxHashSet<ReadKey>,
+        fields: &Predicted,
         read: &mut ReadState<'_>,
     ) -> Result<bool> {
         if fields.is_empty() {
@@ -1015,26 +1078,10 @@ impl Session {
         }
         // Which objects may be read at all: those of a layout with a field read, and the
         // untyped objects of a site read; and which of those are walked through (loaded).
-        let layouts: rustc_hash::FxHashSet<LayoutId> = fields
-            .iter()
-            .filter_map(|k| match k {
-                ReadKey::Field(l, _) => Some(*l),
-                _ => None,
-            })
-            .collect();
         // Untyped sites read (through loads: walked too), and globals copied (fetched
         // whatever their layout, walked no further).
-        let sites_of = |copied: bool| -> rustc_hash::FxHashSet<&str> {
-            fields
-                .iter()
-                .filter_map(|k| match k {
-                    ReadKey::Untyped(s) if !copied => Some(s.as_ref()),
-                    ReadKey::CopiedGlobal(s) if copied => Some(s.as_ref()),
-                    _ => None,
-                })
-                .collect()
-        };
-        let (untyped_sites, copied_globals) = (sites_of(false), sites_of(true));
+        let (layouts, untyped_sites, copied_globals) =
+            (&fields.layouts, &fields.untyped, &fields.copied);
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
         // Globals met on the way (named by the functions whose addresses fetched objects
@@ -1080,7 +1127,7 @@ impl Session {
             }
             for sl in &g.objects[i as usize].1 {
                 let follow = match layout {
-                    Some(l) => fields.contains(&ReadKey::Field(
+                    Some(l) => fields.keys.contains(&ReadKey::Field(
                         l,
                         self.prog.layouts[l as usize].field_at(sl.offset as i64),
                     )),
