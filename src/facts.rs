@@ -287,6 +287,8 @@ pub struct Program {
     names: once_cell::sync::OnceCell<(FxHashMap<String, FuncId>, FxHashMap<String, ObjId>)>,
     /// See `single_def`; built on first use.
     single_def: once_cell::sync::OnceCell<Vec<bool>>,
+    /// See `used_vars`; built on first use.
+    used_vars: once_cell::sync::OnceCell<Vec<bool>>,
     /// See `foreign_storage`; built on first use.
     foreign: once_cell::sync::OnceCell<FxHashSet<ObjId>>,
 }
@@ -392,6 +394,56 @@ impl Program {
                 }
             }
             defs.into_iter().map(|d| d == 1).collect()
+        })
+    }
+
+    /// Variables whose points-to set goes on somewhere: an input of a constraint, an
+    /// access, a call (argument, indirect callee) or a return. The others are only
+    /// defined, and compared at most (`p->up->right == p` loads `right` and looks no
+    /// further): what they point to is never read, so a walk need not follow the fields
+    /// loaded into them (`Solver::walks`). Computed once, like `single_def`.
+    pub fn used_vars(&self) -> &[bool] {
+        self.used_vars.get_or_init(|| {
+            let mut used = vec![false; self.num_vars as usize];
+            let mut mark = |v: VarId| {
+                if let Some(u) = used.get_mut(v as usize) {
+                    *u = true;
+                }
+            };
+            let all = self
+                .functions
+                .iter()
+                .flat_map(|f| f.constraints.iter())
+                .chain(self.init_constraints.iter());
+            for c in all {
+                match *c {
+                    Constraint::AddrOf { .. } => {}
+                    Constraint::Copy { src, .. }
+                    | Constraint::Gep { src, .. }
+                    | Constraint::Escape { src } => mark(src),
+                    Constraint::Load { ptr, .. } => mark(ptr),
+                    Constraint::Store { ptr, src, .. } => {
+                        mark(ptr);
+                        mark(src);
+                    }
+                    Constraint::MemCopy { dst, src, .. } => {
+                        mark(dst);
+                        mark(src);
+                    }
+                }
+            }
+            for f in &self.functions {
+                f.accesses.iter().for_each(|a| mark(a.ptr));
+                f.writes.iter().for_each(|w| mark(w.ptr));
+                f.ret.into_iter().for_each(&mut mark);
+            }
+            for c in &self.calls {
+                c.args.iter().flatten().for_each(|&v| mark(v));
+                if let Callee::Indirect(v) = c.callee {
+                    mark(v);
+                }
+            }
+            used
         })
     }
 

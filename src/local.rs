@@ -115,8 +115,8 @@ impl ValueSets {
 }
 
 /// A kind of field the analysis read: field N of objects of a layout, or anything in an
-/// untyped (field-insensitive) object of a static site, through a load (a walk goes on
-/// from there); or a global whose contents flowed without a load (a copy, an escape:
+/// untyped (field-insensitive) object of a static site, through a load whose value goes
+/// on (a walk goes on from there: `Solver::walks`); or a global whose contents flowed without a load (a copy, an escape:
 /// read, but walked no further). Isomorphic states read the same keys (isomorphisms keep
 /// layouts and sites, and globals are their own sites).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -492,13 +492,15 @@ impl<'p> CallAnalysis<'p> {
         let s = &self.analysis.solver;
         let reads = s.reads();
         let loads = s.loads();
+        let walks = s.walks();
         let walked = &self.analysis.modref.walked;
         // The objects read and loaded from, once: a range count per object of the state
         // cost its size times each fetch round's (a 40,000-object list: most of a call).
         let objects_of = |nodes: &roaring::RoaringBitmap| -> roaring::RoaringBitmap {
             nodes.iter().map(|n| s.obj_of(n)).collect()
         };
-        let (read_objs, load_objs) = (objects_of(&reads), objects_of(loads));
+        let (read_objs, load_objs, walk_objs) =
+            (objects_of(&reads), objects_of(loads), objects_of(walks));
         let mut demand = Vec::new();
         let mut fields = Vec::new();
         for (i, o) in abs.objects.iter().enumerate() {
@@ -523,20 +525,21 @@ impl<'p> CallAnalysis<'p> {
             match o.layout {
                 // A deep access reads every field of what it walks; a collapsed object's
                 // fields are one.
-                Some(l) if walked.contains(so) || (s.is_fi(so) && load_objs.contains(so)) => {
+                Some(l) if walked.contains(so) || (s.is_fi(so) && walk_objs.contains(so)) => {
                     fields.extend(
                         (0..s.prog.layouts[l as usize].abs_size()).map(|f| ReadKey::Field(l, f)),
                     );
                 }
-                // Only the fields loads read are followed: a copy reads the fields of what it
-                // copies (demanded above) but walks nowhere.
+                // Only the fields loads read are followed, and of those only where the value
+                // loaded goes on: a copy reads the fields of what it copies (demanded above)
+                // but walks nowhere, and neither does a pointer loaded to be compared.
                 Some(_) if s.is_fi(so) => {}
                 Some(l) => fields.extend(
-                    loads
+                    walks
                         .range(range.start..range.end)
                         .map(|n| ReadKey::Field(l, n - range.start)),
                 ),
-                None if load_objs.contains(so) || walked.contains(so) => {
+                None if walk_objs.contains(so) || walked.contains(so) => {
                     fields.push(ReadKey::Untyped(o.site.clone()))
                 }
                 None => {}

@@ -1103,6 +1103,40 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
 }
 
 #[test]
+fn a_pointer_loaded_only_to_be_compared_is_not_followed() {
+    // tests/pspa/deadend.c: climb(n) walks `up` and loads each ancestor's `right` only to
+    // compare it with n. Both calls read the leaf and its 4 ancestors and no more (the
+    // second starts from the first's keys: `right` must not be one to follow, or the
+    // ancestors' right children and their right spines are fetched too). The sets are the
+    // eager projection's.
+    let (_d, files) = native_snapshots(&root().join("tests/pspa/deadend.c"));
+    let snaps = load_all(&files);
+    let run = |on_demand: bool| {
+        let options = SessionOptions {
+            on_demand,
+            reuse: false,
+            ..Default::default()
+        };
+        analyze_in_one_session(&snaps, options)
+    };
+    let (lazy, eager) = (run(true), run(false));
+    assert_eq!(lazy.len(), 2);
+    for (l, e) in lazy.iter().zip(&eager) {
+        assert_eq!(l.function, "climb");
+        assert_eq!((&l.modset, &l.refset), (&e.modset, &e.refset));
+        let a = &l.stats.abstraction;
+        assert_eq!(a.projected_objects - a.opaque_objects, 5, "{:?}", l.stats);
+        // Each ancestor's `up` and `right`, and the leaf's `up`: the 5 nodes are read.
+        let read: std::collections::BTreeSet<&str> = l
+            .refset
+            .iter()
+            .map(|x| x.split('.').next().unwrap())
+            .collect();
+        assert_eq!(read.len(), 5, "{:?}", l.refset);
+    }
+}
+
+#[test]
 fn a_global_read_by_a_copy_is_fetched_ahead_at_the_next_call() {
     // tests/pspa/copyglobal.c: load_defaults memcpy's the global `defaults` into its
     // argument. Its first call meets `defaults` opaque, the copy reads it: a second round.

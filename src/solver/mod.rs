@@ -71,9 +71,20 @@ impl std::ops::DerefMut for ObjInfo {
 
 #[derive(Clone, Debug)]
 enum Cx {
-    Load { dst: Node, size: u64 },
-    Store { src: Node, size: u64 },
-    Gep { dst: Node, gep: u32 },
+    /// `walk`: the loaded value goes on somewhere (`Program::used_vars`).
+    Load {
+        dst: Node,
+        size: u64,
+        walk: bool,
+    },
+    Store {
+        src: Node,
+        size: u64,
+    },
+    Gep {
+        dst: Node,
+        gep: u32,
+    },
     Call(CallId),
     MemCopy(u32),
     EscapeClosure,
@@ -194,6 +205,11 @@ pub struct Solver<'p> {
     /// Of those, the fields a load read: where a walk goes (`p = p->next`), as opposed to a
     /// copy, which reads the fields of the objects it copies and nothing beyond them.
     loads: RoaringBitmap,
+    /// Of those, the fields read by a load whose value goes on (`Cx::Load::walk`): what a
+    /// walk follows. `p->up->right == p` loads `right` and looks no further.
+    walks: RoaringBitmap,
+    /// Loads merged offline with a later load whose value goes on (`install`).
+    walk_forced: FxHashSet<Node>,
     /// Stop once this much work is done (`stats.work`); the answer is then incomplete and
     /// `over_budget` says so (a call's analysis must not cost more than it can save).
     pub budget: Option<u64>,
@@ -265,6 +281,8 @@ impl<'p> Solver<'p> {
             grown_scratch: Vec::new(),
             reads: None,
             loads: RoaringBitmap::new(),
+            walks: RoaringBitmap::new(),
+            walk_forced: FxHashSet::default(),
             budget: None,
             cut_exits: false,
             over_budget: false,
@@ -360,6 +378,11 @@ impl<'p> Solver<'p> {
     /// The field nodes loads read so far (a subset of `reads`).
     pub fn loads(&self) -> &RoaringBitmap {
         &self.loads
+    }
+
+    /// The field nodes loads whose values go on read so far (a subset of `loads`).
+    pub fn walks(&self) -> &RoaringBitmap {
+        &self.walks
     }
 
     /// Add an object (a unique site of a seeded state, or a model allocation).
@@ -533,8 +556,15 @@ impl<'p> Solver<'p> {
 
     fn install(&mut self, constraints: &'p [Constraint]) {
         let single = self.prog.single_def();
+        let used = self.prog.used_vars();
         for c in constraints {
             if let Some((dst, w)) = self.merge_with(c, single) {
+                // The earlier load now stands for this one's uses too.
+                if let Constraint::Load { .. } = c {
+                    if used.get(dst as usize).copied().unwrap_or(true) {
+                        self.walk_forced.insert(w);
+                    }
+                }
                 self.stats.merged_offline += 1;
                 self.unite(dst, w);
                 continue;
@@ -550,6 +580,7 @@ impl<'p> Solver<'p> {
                     Cx::Load {
                         dst: *dst,
                         size: *size,
+                        walk: used.get(*dst as usize).copied().unwrap_or(true),
                     },
                 ),
                 Constraint::Store { ptr, src, size } => self.add_complex(
@@ -910,11 +941,15 @@ impl<'p> Solver<'p> {
     fn apply_cx(&mut self, cx: &Cx, delta: &PtsSet) -> bool {
         let mut grew = false;
         match *cx {
-            Cx::Load { dst, size } => {
+            Cx::Load { dst, size, walk } => {
+                let walk = self.reads.is_some() && (walk || self.walk_forced.contains(&dst));
                 for loc in delta.iter() {
                     for f in self.covering(loc, size).iter() {
                         if self.reads.is_some() {
                             self.loads.insert(f);
+                            if walk {
+                                self.walks.insert(f);
+                            }
                         }
                         self.add_edge(f, dst);
                     }

@@ -1,0 +1,42 @@
+/* A walk that compares a pointer it loads and never follows it, as libtasn1's
+ * `_asn1_find_up` (`while (p->left && p->left->right == p) p = p->left;`).
+ * climb(n) follows `up` from a leaf of a full binary tree of 31 nodes and loads each
+ * ancestor's `right` only to compare it with n. What it reads: the leaf and its 4
+ * ancestors (5 nodes). Following `right` too (it is a field a load read) would fetch the
+ * right children of the ancestors and their right spines, which no load reads. */
+#include "../harness/observe.h"
+
+struct node {
+  struct node *up, *left, *right;
+  int hits;
+};
+
+struct node *build(struct node *up, int depth) {
+  struct node *n = malloc(sizeof *n);
+  OBS_TYPE(n, "struct.node");
+  n->up = up;
+  n->hits = 0;
+  n->left = depth ? build(n, depth - 1) : 0;
+  n->right = depth ? build(n, depth - 1) : 0;
+  return n;
+}
+
+struct node *climb(struct node *n) {
+  while (n->up && n->up->right == n)
+    n = n->up;
+  return n->up;
+}
+
+int main(void) {
+  struct node *t = build(0, 4);
+  /* A right child of a right child: the loop climbs once at least. */
+  struct node *leaf = t->left->right->left->right;
+  struct node *other = t->right->left->right->right;
+  OBS_LOCAL(t);
+  OBS_LOCAL(leaf);
+  OBS_LOCAL(other);
+  struct node *r;
+  OBS_PSPA(climb, r = climb(leaf), (uintptr_t)leaf);
+  OBS_PSPA(climb, r = climb(other), (uintptr_t)other);
+  return r ? 0 : 1;
+}
