@@ -434,7 +434,6 @@ impl Program {
             }
             for f in &self.functions {
                 f.accesses.iter().for_each(|a| mark(a.ptr));
-                f.writes.iter().for_each(|w| mark(w.ptr));
                 f.ret.into_iter().for_each(&mut mark);
             }
             for c in &self.calls {

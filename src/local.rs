@@ -64,8 +64,8 @@ pub struct CallResult {
     /// Opaque objects of the initial state whose contents the analysis read: the answer
     /// holds only once they are fetched (empty: it holds for the whole state).
     pub demand: Vec<u32>,
-    /// The fields the analysis read: where an on-demand projection looks ahead when it
-    /// fetches.
+    /// What the analysis read, by kind (`ReadKey`): where an on-demand projection looks
+    /// ahead when it fetches.
     pub read_fields: Vec<ReadKey>,
     /// The points-to set of every pointer an access of the call dereferences (empty
     /// unless asked for: only clients that resolve addresses need them).
@@ -114,16 +114,21 @@ impl ValueSets {
     }
 }
 
-/// A kind of field the analysis read: field N of objects of a layout, or anything in an
-/// untyped (field-insensitive) object of a static site, through a load whose value goes
-/// on (a walk goes on from there: `Solver::walks`); or a global whose contents flowed without a load (a copy, an escape:
-/// read, but walked no further). Isomorphic states read the same keys (isomorphisms keep
-/// layouts and sites, and globals are their own sites).
+/// A kind of memory the analysis read. Isomorphic states read the same keys
+/// (isomorphisms keep layouts and sites, and globals are their own sites).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReadKey {
+    /// Field N of objects of a layout, through a load whose value goes on: a walk goes on
+    /// from there (`Solver::walks`).
     Field(LayoutId, u32),
+    /// Objects of a layout a load read, walked no further through this key (a pointer
+    /// loaded to be compared: `o->owner == u` reads `o`).
+    Layout(LayoutId),
+    /// Anything in an untyped (field-insensitive) object of a static site, through a load
+    /// (walked on from there).
     Untyped(Arc<str>),
-    /// A global (its site) whose contents flowed without a load.
+    /// A global (its site) whose contents flowed without a load whose value goes on (a
+    /// copy, an escape, a compared load): read, walked no further.
     CopiedGlobal(Arc<str>),
 }
 
@@ -513,12 +518,12 @@ impl<'p> CallAnalysis<'p> {
             if !(read || walked.contains(so)) {
                 continue;
             }
-            // A global read without a load (copied, escaped): the next call fetches it
-            // ahead too, or it would cost a round of its own every call (make's
-            // `__exit_function_table`, read by the escape of exit's handlers). Not other
-            // objects: a layout copied once would fetch every object of it (memcpy's
-            // destination too).
-            if read && o.kind == ObjKind::Global && !load_objs.contains(so) && !walked.contains(so)
+            // A global read without a load whose value goes on (copied, escaped,
+            // compared): the next call fetches it ahead too, or it would cost a round of its
+            // own every call (make's `__exit_function_table`, read by the escape of exit's
+            // handlers). Not other objects: a layout copied once would fetch every object of
+            // it (memcpy's destination too).
+            if read && o.kind == ObjKind::Global && !walk_objs.contains(so) && !walked.contains(so)
             {
                 fields.push(ReadKey::CopiedGlobal(o.site.clone()));
             }
@@ -530,16 +535,23 @@ impl<'p> CallAnalysis<'p> {
                         (0..s.prog.layouts[l as usize].abs_size()).map(|f| ReadKey::Field(l, f)),
                     );
                 }
-                // Only the fields loads read are followed, and of those only where the value
-                // loaded goes on: a copy reads the fields of what it copies (demanded above)
-                // but walks nowhere, and neither does a pointer loaded to be compared.
-                Some(_) if s.is_fi(so) => {}
-                Some(l) => fields.extend(
-                    walks
-                        .range(range.start..range.end)
-                        .map(|n| ReadKey::Field(l, n - range.start)),
-                ),
-                None if walk_objs.contains(so) || walked.contains(so) => {
+                // An object a load read is fetched ahead next time; only the fields whose
+                // loaded value goes on are followed: a copy reads the fields of what it
+                // copies (demanded above) but walks nowhere, and neither does a pointer
+                // loaded to be compared.
+                Some(l) => {
+                    if load_objs.contains(so) {
+                        fields.push(ReadKey::Layout(l));
+                    }
+                    if !s.is_fi(so) {
+                        fields.extend(
+                            walks
+                                .range(range.start..range.end)
+                                .map(|n| ReadKey::Field(l, n - range.start)),
+                        );
+                    }
+                }
+                None if load_objs.contains(so) || walked.contains(so) => {
                     fields.push(ReadKey::Untyped(o.site.clone()))
                 }
                 None => {}

@@ -179,7 +179,7 @@ impl std::error::Error for OverCallBudget {}
 #[derive(Default)]
 struct Predicted {
     keys: rustc_hash::FxHashSet<ReadKey>,
-    /// The layouts of the `Field` keys.
+    /// The layouts of the `Field` and `Layout` keys: objects of them are fetched when met.
     layouts: rustc_hash::FxHashSet<LayoutId>,
     /// The `Untyped` keys' sites.
     untyped: rustc_hash::FxHashSet<std::sync::Arc<str>>,
@@ -202,7 +202,7 @@ impl Predicted {
                 continue;
             }
             match k {
-                ReadKey::Field(l, _) => {
+                ReadKey::Field(l, _) | ReadKey::Layout(l) => {
                     self.layouts.insert(*l);
                 }
                 ReadKey::Untyped(s) => {
@@ -924,11 +924,12 @@ impl Session {
         }
         // Taken out and put back, not cloned: a function's keys can be hundreds (each
         // string constant `_asn1_set_name` copies is one), and a clone per call with
-        // its derived sets rebuilt was a quarter of libtasn1's small misses.
+        // its derived sets rebuilt was a quarter of libtasn1's small misses. Keys of
+        // rounds that completed before an error are kept: they are reads all the same.
         let mut fields = function
             .and_then(|f| self.predicted.remove(&f))
             .unwrap_or_default();
-        let out = self.on_demand_rounds(read, posts, call, &mut g, &mut fields, t, eager);
+        let out = self.on_demand_rounds(read, posts, call, function, &mut g, &mut fields, t, eager);
         if let Some(f) = function {
             self.predicted.insert(f, fields);
         }
@@ -944,13 +945,13 @@ impl Session {
         read: &mut ReadState<'_>,
         posts: &[&PostState],
         call: CallOptions,
+        function: Option<FuncId>,
         g: &mut MemoryGraph,
         fields: &mut Predicted,
         t: Instant,
         eager: bool,
     ) -> Result<(AbstractState, CallResult, CallStats)> {
         let roots = g.objects.len();
-        let function = self.prog.function_by_name(&g.function);
         // Whether the last closure stopped at its budget (more of it is to be read).
         let mut cut = false;
         if eager || function.is_some_and(|f| self.heavy.contains(&f)) {
@@ -1076,10 +1077,10 @@ impl Session {
         if fields.is_empty() {
             return Ok(false);
         }
-        // Which objects may be read at all: those of a layout with a field read, and the
-        // untyped objects of a site read; and which of those are walked through (loaded).
-        // Untyped sites read (through loads: walked too), and globals copied (fetched
-        // whatever their layout, walked no further).
+        // Which objects may be read at all: those of a layout a load read, and the untyped
+        // objects of a site read; and which of their fields are walked through (a load's
+        // value went on from there). Untyped sites read (through loads: walked too), and
+        // globals copied (fetched whatever their layout, walked no further).
         let (layouts, untyped_sites, copied_globals) =
             (&fields.layouts, &fields.untyped, &fields.copied);
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();

@@ -431,3 +431,57 @@ fn code_is_never_in_a_mod_or_ref_set() {
     assert_eq!(names(&mr.modset[f as usize]), vec!["global:buf"]);
     assert_eq!(names(&mr.refset[f as usize]), vec!["global:buf"]);
 }
+
+#[test]
+fn a_load_walks_only_where_its_value_goes_on() {
+    // p -> pair. l1 = *p is only defined (compared, at most): pair.a is loaded, not
+    // walked. In g, l2 = *p (8 bytes, the same load) goes on into c: merged offline into
+    // l1, it makes l1's load walk, from what it had read too. m = *(&pair.b) goes on into
+    // d: pair.b is walked. What walks is what the on-demand projection follows.
+    let mut p = Program::default();
+    let lay = pair_layout(&mut p);
+    let pair = obj(&mut p, "global:pair", Some(lay));
+    let [ptr, l1, l2, c, g8, m, d] = std::array::from_fn(|_| p.new_var());
+    let load = |dst, ptr| Constraint::Load { dst, ptr, size: 8 };
+    let f = func(
+        &mut p,
+        "f",
+        vec![
+            Constraint::AddrOf {
+                dst: ptr,
+                obj: pair,
+                offset: 0,
+            },
+            load(l1, ptr),
+        ],
+    );
+    let g = func(
+        &mut p,
+        "g",
+        vec![
+            load(l2, ptr),
+            Constraint::Copy { dst: c, src: l2 },
+            Constraint::AddrOf {
+                dst: g8,
+                obj: pair,
+                offset: 8,
+            },
+            load(m, g8),
+            Constraint::Copy { dst: d, src: m },
+        ],
+    );
+    let field = |s: &Solver, f: u32| s.field_range(pair).start + f;
+    // f alone: pair.a loaded, nothing walked. Then g, activated by a second solve: l2
+    // merges into l1 after l1's load was applied, and neither pts(p) nor the constraints
+    // on p change again, so pair.a must join the walks at the merge. (c and d are plain copies: merged too.)
+    let mut s = Solver::new(&p);
+    s.track_reads();
+    s.solve(&[f]);
+    assert!(s.loads().contains(field(&s, 0)));
+    assert!(s.walks().is_empty());
+    s.solve(&[g]);
+    assert_eq!(s.stats.merged_offline, 3);
+    assert_eq!(s.find_ro(l1), s.find_ro(l2));
+    assert!(s.walks().contains(field(&s, 0)));
+    assert!(s.walks().contains(field(&s, 1)));
+}

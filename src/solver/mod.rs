@@ -202,13 +202,13 @@ pub struct Solver<'p> {
     /// an object of the state only when one of its fields is here: contents that flow
     /// nowhere cannot change any answer.
     reads: Option<RoaringBitmap>,
-    /// Of those, the fields a load read: where a walk goes (`p = p->next`), as opposed to a
-    /// copy, which reads the fields of the objects it copies and nothing beyond them.
+    /// Of those, the fields a load read, as opposed to a copy, which reads the fields of the
+    /// objects it copies and nothing beyond them.
     loads: RoaringBitmap,
-    /// Of those, the fields read by a load whose value goes on (`Cx::Load::walk`): what a
-    /// walk follows. `p->up->right == p` loads `right` and looks no further.
+    /// Of those, the fields read by a load whose value goes on (`Cx::Load::walk`): where a
+    /// walk goes (`p = p->next`). `p->up->right == p` loads `right` and looks no further.
     walks: RoaringBitmap,
-    /// Loads merged offline with a later load whose value goes on (`install`).
+    /// Loads that only compare, merged offline with a later load whose value goes on.
     walk_forced: FxHashSet<Node>,
     /// Stop once this much work is done (`stats.work`); the answer is then incomplete and
     /// `over_budget` says so (a call's analysis must not cost more than it can save).
@@ -559,10 +559,12 @@ impl<'p> Solver<'p> {
         let used = self.prog.used_vars();
         for c in constraints {
             if let Some((dst, w)) = self.merge_with(c, single) {
-                // The earlier load now stands for this one's uses too.
-                if let Constraint::Load { .. } = c {
-                    if used.get(dst as usize).copied().unwrap_or(true) {
-                        self.walk_forced.insert(w);
+                // A load merged into an earlier one that only compares: the earlier one
+                // walks from now on, and so from what it already read.
+                if let Constraint::Load { ptr, size, .. } = *c {
+                    let walks = |v: VarId| used.get(v as usize).copied().unwrap_or(true);
+                    if walks(dst) && !walks(w) && self.walk_forced.insert(w) {
+                        self.walk_from_read(ptr, size);
                     }
                 }
                 self.stats.merged_offline += 1;
@@ -599,6 +601,20 @@ impl<'p> Solver<'p> {
                     let e = self.ext;
                     self.add_edge(*src, e)
                 }
+            }
+        }
+    }
+
+    /// The fields a load of `size` bytes through `ptr` read so far join `walks`.
+    fn walk_from_read(&mut self, ptr: VarId, size: u64) {
+        if self.reads.is_none() {
+            return;
+        }
+        let r = self.find(ptr);
+        let locs: Vec<Node> = self.pts[r as usize].iter().collect();
+        for loc in locs {
+            for f in self.covering(loc, size).iter() {
+                self.walks.insert(f);
             }
         }
     }

@@ -3,7 +3,9 @@
  * climb(n) follows `up` from a leaf of a full binary tree of 31 nodes and loads each
  * ancestor's `right` only to compare it with n. What it reads: the leaf and its 4
  * ancestors (5 nodes). Following `right` too (it is a field a load read) would fetch the
- * right children of the ancestors and their right spines, which no load reads. */
+ * right children of the ancestors and their right spines, which no load reads.
+ * child_of(n, u) reads n->up only to compare it: it reads n, and a later call fetches n
+ * ahead (one round), though it walks nowhere from it. */
 #include "../harness/observe.h"
 
 struct node {
@@ -27,6 +29,8 @@ struct node *climb(struct node *n) {
   return n->up;
 }
 
+int child_of(struct node *n, struct node *u) { return n->up == u; }
+
 int main(void) {
   struct node *t = build(0, 4);
   /* A right child of a right child: the loop climbs once at least. */
@@ -38,5 +42,8 @@ int main(void) {
   struct node *r;
   OBS_PSPA(climb, r = climb(leaf), (uintptr_t)leaf);
   OBS_PSPA(climb, r = climb(other), (uintptr_t)other);
-  return r ? 0 : 1;
+  int c;
+  OBS_PSPA(child_of, c = child_of(leaf, t), (uintptr_t)leaf, (uintptr_t)t);
+  OBS_PSPA(child_of, c += child_of(other, t), (uintptr_t)other, (uintptr_t)t);
+  return r && !c ? 0 : 1;
 }
