@@ -1102,6 +1102,22 @@ fn on_demand_gives_the_sets_of_the_eager_projection() {
     );
 }
 
+/// The calls of tests/pspa/NAME, each session on its own (reuse off): with the on-demand
+/// projection, and with the eager one (the reference).
+fn on_demand_and_eager(name: &str) -> (Vec<ModRefReport>, Vec<ModRefReport>) {
+    let (_d, files) = native_snapshots(&root().join("tests/pspa").join(name));
+    let snaps = load_all(&files);
+    let run = |on_demand: bool| {
+        let options = SessionOptions {
+            on_demand,
+            reuse: false,
+            ..Default::default()
+        };
+        analyze_in_one_session(&snaps, options)
+    };
+    (run(true), run(false))
+}
+
 #[test]
 fn a_pointer_loaded_only_to_be_compared_is_not_followed() {
     // tests/pspa/deadend.c: climb(n) walks `up` and loads each ancestor's `right` only to
@@ -1113,17 +1129,7 @@ fn a_pointer_loaded_only_to_be_compared_is_not_followed() {
     // read (two rounds), and the second call fetches it ahead all the same (one round).
     // Both fetch u too (the look-ahead fetches what it meets of a layout a load read) but
     // not n's parent (`up` is not followed). The sets are the eager projection's.
-    let (_d, files) = native_snapshots(&root().join("tests/pspa/deadend.c"));
-    let snaps = load_all(&files);
-    let run = |on_demand: bool| {
-        let options = SessionOptions {
-            on_demand,
-            reuse: false,
-            ..Default::default()
-        };
-        analyze_in_one_session(&snaps, options)
-    };
-    let (lazy, eager) = (run(true), run(false));
+    let (lazy, eager) = on_demand_and_eager("deadend.c");
     let functions: Vec<&str> = lazy.iter().map(|r| r.function.as_str()).collect();
     assert_eq!(functions, ["climb", "climb", "child_of", "child_of"]);
     for (l, e) in lazy.iter().zip(&eager) {
@@ -1144,17 +1150,7 @@ fn a_global_read_by_a_copy_is_fetched_ahead_at_the_next_call() {
     // tests/pspa/copyglobal.c: load_defaults memcpy's the global `defaults` into its
     // argument. Its first call meets `defaults` opaque, the copy reads it: a second round.
     // Its second call fetches it in the first round. The sets are the eager projection's.
-    let (_d, files) = native_snapshots(&root().join("tests/pspa/copyglobal.c"));
-    let snaps = load_all(&files);
-    let run = |on_demand: bool| {
-        let options = SessionOptions {
-            on_demand,
-            reuse: false,
-            ..Default::default()
-        };
-        analyze_in_one_session(&snaps, options)
-    };
-    let (lazy, eager) = (run(true), run(false));
+    let (lazy, eager) = on_demand_and_eager("copyglobal.c");
     let rounds: Vec<usize> = lazy.iter().map(|r| r.stats.fetch_rounds).collect();
     assert_eq!(rounds, [2, 1]);
     for (l, e) in lazy.iter().zip(&eager) {
