@@ -489,7 +489,7 @@ impl<'p> CallAnalysis<'p> {
 
     /// The opaque objects of `abs` whose contents the analysis read (a field was the
     /// source of a load, copy or escape edge, or a deep access walked the object), and
-    /// the fields read per layout. Empty unless `abs` has opaque objects.
+    /// the `ReadKey`s read. Empty unless `abs` has opaque objects.
     fn reads(&self, abs: &AbstractState) -> (Vec<u32>, Vec<ReadKey>) {
         if !abs.objects.iter().any(|o| o.opaque) {
             return (Vec::new(), Vec::new());

@@ -473,7 +473,8 @@ fn a_load_walks_only_where_its_value_goes_on() {
     let field = |s: &Solver, f: u32| s.field_range(pair).start + f;
     // f alone: pair.a loaded, nothing walked. Then g, activated by a second solve: l2
     // merges into l1 after l1's load was applied, and neither pts(p) nor the constraints
-    // on p change again, so pair.a must join the walks at the merge. (c and d are plain copies: merged too.)
+    // on p change again, so pair.a must join the walks at the merge. (c and d are plain
+    // copies: merged too.)
     let mut s = Solver::new(&p);
     s.track_reads();
     s.solve(&[f]);

@@ -208,7 +208,8 @@ pub struct Solver<'p> {
     /// Of those, the fields read by a load whose value goes on (`Cx::Load::walk`): where a
     /// walk goes (`p = p->next`). `p->up->right == p` loads `right` and looks no further.
     walks: RoaringBitmap,
-    /// Loads that only compare, merged offline with a later load whose value goes on.
+    /// The results (`Cx::Load::dst`) of loads that only compare, merged offline with a
+    /// later load whose value goes on.
     walk_forced: FxHashSet<Node>,
     /// Stop once this much work is done (`stats.work`); the answer is then incomplete and
     /// `over_budget` says so (a call's analysis must not cost more than it can save).
@@ -562,8 +563,8 @@ impl<'p> Solver<'p> {
                 // A load merged into an earlier one that only compares: the earlier one
                 // walks from now on, and so from what it already read.
                 if let Constraint::Load { ptr, size, .. } = *c {
-                    let walks = |v: VarId| used.get(v as usize).copied().unwrap_or(true);
-                    if walks(dst) && !walks(w) && self.walk_forced.insert(w) {
+                    let goes_on = |v: VarId| used.get(v as usize).copied().unwrap_or(true);
+                    if goes_on(dst) && !goes_on(w) && self.walk_forced.insert(w) {
                         self.walk_from_read(ptr, size);
                     }
                 }
@@ -605,13 +606,17 @@ impl<'p> Solver<'p> {
         }
     }
 
-    /// The fields a load of `size` bytes through `ptr` read so far join `walks`.
+    /// The fields a load of `size` bytes through `ptr` read so far join `walks` (what is
+    /// still pending it reads later, as a forced walk).
     fn walk_from_read(&mut self, ptr: VarId, size: u64) {
         if self.reads.is_none() {
             return;
         }
-        let r = self.find(ptr);
-        let locs: Vec<Node> = self.pts[r as usize].iter().collect();
+        let r = self.find(ptr) as usize;
+        let locs: Vec<Node> = self.pts[r]
+            .iter()
+            .filter(|&l| !self.cdelta[r].contains(l))
+            .collect();
         for loc in locs {
             for f in self.covering(loc, size).iter() {
                 self.walks.insert(f);
