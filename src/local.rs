@@ -127,8 +127,8 @@ pub enum ReadKey {
     /// Anything in an untyped (field-insensitive) object of a static site, through a load
     /// (walked on from there).
     Untyped(Arc<str>),
-    /// A global (its site) whose contents flowed without a load whose value goes on (a
-    /// copy, an escape, a compared load): read, walked no further.
+    /// A global (its site) whose contents flowed without a load (a copy, an escape): read,
+    /// walked no further.
     CopiedGlobal(Arc<str>),
 }
 
@@ -518,12 +518,12 @@ impl<'p> CallAnalysis<'p> {
             if !(read || walked.contains(so)) {
                 continue;
             }
-            // A global read without a load whose value goes on (copied, escaped,
-            // compared): the next call fetches it ahead too, or it would cost a round of its
-            // own every call (make's `__exit_function_table`, read by the escape of exit's
-            // handlers). Not other objects: a layout copied once would fetch every object of
-            // it (memcpy's destination too).
-            if read && o.kind == ObjKind::Global && !walk_objs.contains(so) && !walked.contains(so)
+            // A global read without a load (copied, escaped; one a load read has its
+            // `Layout` or `Untyped` key below): the next call fetches it ahead too, or it
+            // would cost a round of its own every call (make's `__exit_function_table`, read
+            // by the escape of exit's handlers). Not other objects: a layout copied once
+            // would fetch every object of it (memcpy's destination too).
+            if read && o.kind == ObjKind::Global && !load_objs.contains(so) && !walked.contains(so)
             {
                 fields.push(ReadKey::CopiedGlobal(o.site.clone()));
             }
