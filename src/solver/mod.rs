@@ -158,7 +158,8 @@ pub struct Solver<'p> {
     scc_merged: bool,
     /// Nodes the incremental passes visited since the last full one: a full pass (cycle
     /// detection over every listed node) runs only once they have done as much work as
-    /// it costs, so that its cost is amortised over the rounds it serves.
+    /// it costs (four times, after a pass that merged nothing), so that its cost is
+    /// amortised over the rounds it serves.
     incr_work: usize,
     /// Representatives that may have successors (a superset, `listed` marks members).
     succ_nodes: Vec<Node>,
@@ -744,7 +745,8 @@ impl<'p> Solver<'p> {
         let n = self.rep.len();
         self.normalize_succ();
         // After normalize_succ every listed node is a representative (self loops dropped
-        // may have left a list empty). Taken, not copied: it is as long as the graph.
+        // may have left a list empty). Taken, not copied: it is as long as the graph;
+        // nothing may list a node (`note_succ`) until it is put back.
         let listed = std::mem::take(&mut self.succ_nodes);
         let mut scratch = std::mem::take(&mut self.scc);
         let succ = &self.succ;
@@ -790,8 +792,9 @@ impl<'p> Solver<'p> {
             self.listed[v as usize] = keep;
             keep
         });
-        // Not sorted: their order is only where Tarjan starts, and sorting the list at
-        // each pass was a twentieth of an `asn1_find_node` miss.
+        // Not sorted: their order is only where Tarjan starts, which breaks ties in the
+        // topological order (the incremental passes' order: work, never answers), and
+        // sorting the list at each pass was a twentieth of an `asn1_find_node` miss.
         for &v in &nodes {
             // Sorting every list every round was 8 % of a SQLite solve: only lists that grew
             // or point to a node merged away since.
