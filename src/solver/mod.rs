@@ -258,6 +258,7 @@ impl<'p> Solver<'p> {
             topo_pos: vec![u32::MAX; prog.num_vars as usize],
             scc_edges: 0,
             scc_rounds: 0,
+            // Never read: round 1 always runs a pass.
             scc_merged: true,
             incr_work: 0,
             succ_nodes: Vec::new(),
@@ -663,7 +664,7 @@ impl<'p> Solver<'p> {
             // waits four times the visits, or half as many edges again: a walk whose
             // loads close no cycle (libtasn1's tree searches) paid passes that merged
             // nothing, a fifth of `asn1_find_node`'s miss, while SQLite's solves, whose
-            // passes merge, were 10 % slower under the longer wait.
+            // passes merge, were 6 % slower under the longer wait.
             let grown = self.edge_adds - self.scc_edges;
             let (work_x, edges_div) = if self.scc_merged { (1, 8) } else { (4, 2) };
             if self.stats.rounds == 1
