@@ -127,9 +127,13 @@ pub enum ReadKey {
     /// Anything in an untyped (field-insensitive) object of a static site, through a load
     /// (walked on from there).
     Untyped(Arc<str>),
-    /// A global (its site) whose contents flowed without a load (a copy, an escape): read,
-    /// walked no further.
-    CopiedGlobal(Arc<str>),
+    /// Objects of a site (any kind) whose contents flowed without a load (a copy, a
+    /// library model's read such as `strcmp`'s, an escape): read, walked no further.
+    Copied(Arc<str>),
+    /// An object argument N points to, read without a load: the objects that argument
+    /// points to are fetched ahead, whatever their site (a string constant copied: each
+    /// call's is another global).
+    ArgCopied(u32),
 }
 
 impl CallResult {
@@ -506,6 +510,18 @@ impl<'p> CallAnalysis<'p> {
         };
         let (read_objs, load_objs, walk_objs) =
             (objects_of(&reads), objects_of(loads), objects_of(walks));
+        // (argument, object it points to)
+        let arg_objs: Vec<(u32, u32)> = abs
+            .args
+            .iter()
+            .enumerate()
+            .flat_map(|(k, ts)| {
+                ts.iter().filter_map(move |l| match l {
+                    AbsLoc::Field { obj, .. } => Some((k as u32, *obj)),
+                    AbsLoc::Func(_) => None,
+                })
+            })
+            .collect();
         let mut demand = Vec::new();
         let mut fields = Vec::new();
         for (i, o) in abs.objects.iter().enumerate() {
@@ -518,14 +534,21 @@ impl<'p> CallAnalysis<'p> {
             if !(read || walked.contains(so)) {
                 continue;
             }
-            // A global read without a load (copied, escaped; one a load read has its
-            // `Layout` or `Untyped` key below): the next call fetches it ahead too, or it
-            // would cost a round of its own every call (make's `__exit_function_table`, read
-            // by the escape of exit's handlers). Not other objects: a layout copied once
-            // would fetch every object of it (memcpy's destination too).
-            if read && o.kind == ObjKind::Global && !load_objs.contains(so) && !walked.contains(so)
-            {
-                fields.push(ReadKey::CopiedGlobal(o.site.clone()));
+            // An object read without a load (copied, escaped, read by a model; one a load
+            // read has its `Layout` or `Untyped` key below): the next call fetches the
+            // objects of its site ahead when it meets them, or each would cost a round of
+            // its own every call, a whole solve again (make's `__exit_function_table`, read
+            // by the escape of exit's handlers; the name `asn1_find_node` gets, read by
+            // `strcmp`: every miss solved twice). By site, not by layout: a layout copied
+            // once would fetch every object of it (memcpy's destination too).
+            if read && !load_objs.contains(so) && !walked.contains(so) {
+                fields.push(ReadKey::Copied(o.site.clone()));
+                fields.extend(
+                    arg_objs
+                        .iter()
+                        .filter(|&&(_, obj)| obj == i as u32)
+                        .map(|&(k, _)| ReadKey::ArgCopied(k)),
+                );
             }
             match o.layout {
                 // A deep access reads every field of what it walks; a collapsed object's

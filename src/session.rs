@@ -183,8 +183,10 @@ struct Predicted {
     layouts: rustc_hash::FxHashSet<LayoutId>,
     /// The `Untyped` keys' sites.
     untyped: rustc_hash::FxHashSet<std::sync::Arc<str>>,
-    /// The `CopiedGlobal` keys' sites.
+    /// The `Copied` keys' sites.
     copied: rustc_hash::FxHashSet<std::sync::Arc<str>>,
+    /// The `ArgCopied` keys' arguments: the objects they point to are fetched ahead.
+    args: Vec<u32>,
 }
 
 impl Predicted {
@@ -208,9 +210,10 @@ impl Predicted {
                 ReadKey::Untyped(s) => {
                     self.untyped.insert(s.clone());
                 }
-                ReadKey::CopiedGlobal(s) => {
+                ReadKey::Copied(s) => {
                     self.copied.insert(s.clone());
                 }
+                ReadKey::ArgCopied(k) => self.args.push(*k),
             }
         }
     }
@@ -1065,7 +1068,7 @@ impl Session {
 
     /// Fetch, breadth first from the first `roots` objects of `g` and its globals, every
     /// object whose layout is that of a `Field` or `Layout` key of `fields` (or whose site
-    /// is an `Untyped` or `CopiedGlobal` key), following the slots of fetched objects whose
+    /// is an `Untyped` or `Copied` key), following the slots of fetched objects whose
     /// `Field` key is in `fields` (at most `MAX_PREFETCH` objects a time). Deterministic:
     /// a function of the state and `fields`. Returns whether it stopped at that budget.
     fn fetch_closure(
@@ -1081,9 +1084,21 @@ impl Session {
         // Which objects may be read at all: those of a layout a load read, and the untyped
         // objects of a site read; and which of their fields are walked through (a load's
         // value went on from there). Untyped sites read (through loads: walked too), and
-        // globals copied (fetched whatever their layout, walked no further).
-        let (layouts, untyped_sites, copied_globals) =
+        // sites read without a load (fetched whatever their layout, walked no further).
+        let (layouts, untyped_sites, copied_sites) =
             (&fields.layouts, &fields.untyped, &fields.copied);
+        // The objects of the arguments whose objects a call read without a load.
+        let arg_objs: rustc_hash::FxHashSet<u32> = fields
+            .args
+            .iter()
+            .filter_map(|&k| g.args.get(k as usize))
+            .flatten()
+            .flatten()
+            .filter_map(|t| match t {
+                crate::state::Target::Object { id, .. } => g.index.get(id).copied(),
+                _ => None,
+            })
+            .collect();
         let mut queue: VecDeque<u32> = (0..roots as u32).collect();
         queue.extend(g.globals.iter().map(|(_, id)| g.index[id]));
         // Globals met on the way (named by the functions whose addresses fetched objects
@@ -1112,7 +1127,8 @@ impl Session {
             }
             let layout = self.layout_of_object(g, i);
             let site = g.objects[i as usize].0.site.as_ref();
-            let wanted = copied_globals.contains(site)
+            let wanted = copied_sites.contains(site)
+                || arg_objs.contains(&i)
                 || match layout {
                     Some(l) => layouts.contains(&l),
                     None => untyped_sites.contains(site),

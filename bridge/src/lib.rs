@@ -130,6 +130,10 @@ pub mod ffi {
         answer_bytes: usize,
         /// Solver work of the call's own solves (0 when reused): deterministic cost.
         work: u64,
+        /// Rounds of the on-demand projection (each one read more and solved or reused
+        /// again; 0 when no state was read), and microseconds of the call's own solves.
+        rounds: usize,
+        solve_micros: u64,
         /// The call failed because it went over its own work budget (`max_work` of
         /// `engine_analyze`), which the client chose: not a failure of the analysis.
         over_call_budget: bool,
@@ -661,6 +665,8 @@ fn failed_report(message: String) -> ffi::CallReport {
         unknown: false,
         answer_bytes: 0,
         work: 0,
+        rounds: 0,
+        solve_micros: 0,
         over_call_budget: false,
     }
 }
@@ -761,6 +767,8 @@ fn analyze(
             unknown: false,
             answer_bytes: 0,
             work: 0,
+            rounds: 0,
+            solve_micros: 0,
             over_call_budget: false,
         };
         return Ok((rep, a));
@@ -847,6 +855,8 @@ fn analyze(
         unknown: false,
         answer_bytes: 0,
         work: stats.work,
+        rounds: stats.fetch_rounds,
+        solve_micros: (stats.solve_ms * 1e3) as u64,
         over_call_budget: false,
     };
     let mut answer = Answer::new(&abs, result);

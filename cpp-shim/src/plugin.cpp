@@ -379,6 +379,8 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
       r.reused = true;
       r.micros = us;
       r.work = 0;
+      r.rounds = 0; // answered without reading or solving
+      r.solve_micros = 0;
       if (report)
         *report = r;
       r.projected_objects = 0; // nothing of this state was met or read

@@ -27,13 +27,13 @@ void CallLog::record(klee::InterpreterHandler &handler, const std::string &fn, u
     if (!csv)
       klee::klee_warning("pspa: cannot write pspa-calls.csv");
     else
-      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes,work\n";
+      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes,work,rounds,solve_micros\n";
   }
   if (csv)
     *csv << fn << ',' << line << ',' << (spa ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ',' << (r.reused ? 1 : 0)
          << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ',' << r.ref_stripped << ','
          << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << ',' << r.read_objects << ','
-         << r.answer_bytes << ',' << r.work << '\n';
+         << r.answer_bytes << ',' << r.work << ',' << r.rounds << ',' << r.solve_micros << '\n';
 }
 
 void CallLog::finish() {

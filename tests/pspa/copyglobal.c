@@ -1,6 +1,6 @@
 /* A global read only by a copy: memcpy reads `defaults` without a load, so no field key of
  * the analysis would fetch it ahead (a copy walks nowhere). The session remembers the
- * global itself (ReadKey::CopiedGlobal): load_defaults' second call fetches it in its
+ * global itself (ReadKey::Copied, by its site): load_defaults' second call fetches it in its
  * first round, where the first call needed a second round for it. */
 #include "../harness/observe.h"
 #include <string.h>

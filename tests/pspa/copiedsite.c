@@ -1,0 +1,71 @@
+/* An object read only by a copy: find() memcpy's the caller's `key` (a stack array) into
+ * a buffer of its own, then compares the entries' names with the buffer. No load of find
+ * reads `key`, so no key of a load fetches it ahead. It is opaque at the first call, whose
+ * solve demands it: a second round, a whole solve again. The session remembers its site
+ * (ReadKey::Copied): the second call fetches it ahead and solves once. Without that key
+ * for objects that are not globals, every call solved twice (libtasn1's asn1_find_node,
+ * which copies its name argument, a stack array of its caller).
+ * lookup() copies its key the same way, but its two calls get arrays of two sites (`k1`,
+ * `k2`; as `_asn1_set_name`'s calls get another string constant each): its second call
+ * fetches its argument's object ahead because an argument's object was read without a
+ * load (ReadKey::ArgCopied), not because of the site. */
+#include "../harness/observe.h"
+#include <string.h>
+
+struct entry {
+  char *name;
+  struct entry *next;
+};
+
+static int same(const char *a, const char *b) {
+  while (*a && *a == *b) {
+    a++;
+    b++;
+  }
+  return *a == *b;
+}
+
+struct entry *find(struct entry *e, const char *key) {
+  char k[4];
+  memcpy(k, key, sizeof k);
+  for (; e; e = e->next)
+    if (same(e->name, k))
+      return e;
+  return 0;
+}
+
+struct entry *lookup(struct entry *e, const char *key) {
+  char k[4];
+  memcpy(k, key, sizeof k);
+  for (; e; e = e->next)
+    if (same(e->name, k))
+      return e;
+  return 0;
+}
+
+int main(void) {
+  struct entry *head = 0;
+  for (int i = 0; i < 3; i++) {
+    struct entry *e = malloc(sizeof *e);
+    OBS_TYPE(e, "struct.entry");
+    e->name = malloc(2);
+    e->name[0] = (char)('a' + i);
+    e->name[1] = 0;
+    e->next = head;
+    head = e;
+  }
+  char key[4] = "b";
+  OBS_LOCAL(head);
+  OBS_LOCAL(key);
+  struct entry *r;
+  OBS_PSPA(find, r = find(head, key), (uintptr_t)head, (uintptr_t)key);
+  key[0] = 'c';
+  OBS_PSPA(find, r = find(head, key), (uintptr_t)head, (uintptr_t)key);
+  char k1[4] = "a", k2[4] = "c";
+  OBS_LOCAL(k1);
+  OBS_LOCAL(k2);
+  struct entry *q;
+  OBS_PSPA(lookup, q = lookup(head, k1), (uintptr_t)head, (uintptr_t)k1);
+  OBS_PSPA(lookup, q = lookup(head, k2), (uintptr_t)head, (uintptr_t)k2);
+  return r && q ? 0 : 1;
+}
