@@ -178,6 +178,29 @@ def test_table3(res):
     return out.getvalue()
 
 
+def test_table3chop(res):
+    """Table 3 from Table 2's chopped runs: each run's own share, without and with reuse."""
+    for search, (nr, r) in (("dfs", (8.0, 3.0)), ("random-path", (6.5, 0.75))):
+        for mode, share in (("pspa-noreuse", nr), ("pspa", r)):
+            d = os.path.join(res, "runs", "libosip", f"t2-{mode}-{search}")
+            fake_run(d, 120.0, 4000000, 170, share, calls=CALLS)
+            path = os.path.join(d, "klee", "pspa-stats.json")
+            st = json.load(open(path))
+            st["chop"] = {"recovery_states": 7, "snapshots": 9, "recoveries_ended_before_returning": 0,
+                          "result_used": 0, "joined_mod_sets": 0, "fallbacks": 0, "triggered_recoveries": 7,
+                          "spurious_recoveries": 0}
+            json.dump(st, open(path, "w"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        tables.table3chop(res, ["libosip"])
+    rows = read_csv(os.path.join(res, "table3chop.csv"))
+    assert [r["search"] for r in rows] == ["dfs", "random-path"], rows
+    r = rows[0]
+    # each share is the run's own analysis time over its run time: 8 % and 3 % of 120 s
+    assert r["No R"] == "8.00%" and r["R"] == "3.00%" and rows[1]["R"] == "0.75%", rows
+    assert close(r["analysis R (s)"], 3.6) and close(r["analysis No R (s)"], 9.6), r
+    assert r["RR"] == "50.00%" and r["N"] == "2" and r["skipped calls"] == "3" and r["recoveries R"] == "7", r
+
+
 # What tables.py read from the `KLEE: done:` lines before pspa.stats/1 (its regexes then),
 # the reference the JSON must agree with.
 OLD = {
@@ -456,6 +479,7 @@ def main():
     with tempfile.TemporaryDirectory() as res:
         cost_md = test_cost(res)
         test_table3(res)
+        test_table3chop(res)
     test_stats_against_done_lines()
     with tempfile.TemporaryDirectory() as tmp:
         test_stats_loud(tmp)
@@ -469,7 +493,7 @@ def main():
         test_halt(tmp)
     if "-v" in sys.argv:
         print(cost_md)
-    print("test_tables: ok (timed-runs.py order and layout; cost and table3 medians, ratios, implied slowdowns; "
+    print("test_tables: ok (timed-runs.py order and layout; cost and table3 medians, ratios, implied slowdowns; table3chop's shares; "
           "pspa-stats.json against the done lines of the fixtures' runs; profile.py's inclusive costs; until-error.py's judge and halt; coverage.py's counting)")
 
 
