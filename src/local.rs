@@ -127,8 +127,8 @@ pub enum ReadKey {
     /// Anything in an untyped (field-insensitive) object of a static site, through a load
     /// (walked on from there).
     Untyped(Arc<str>),
-    /// Objects of a site (any kind) whose contents flowed without a load (a copy, a
-    /// library model's read such as `strcmp`'s, an escape): read, walked no further.
+    /// Objects of a site (any kind) whose contents flowed without a load (a copy: memcpy,
+    /// a model's copy; an escape to unknown code): read, walked no further.
     Copied(Arc<str>),
     /// An object argument N points to, read without a load: the objects that argument
     /// points to are fetched ahead, whatever their site (a string constant copied: each
@@ -534,13 +534,13 @@ impl<'p> CallAnalysis<'p> {
             if !(read || walked.contains(so)) {
                 continue;
             }
-            // An object read without a load (copied, escaped, read by a model; one a load
-            // read has its `Layout` or `Untyped` key below): the next call fetches the
-            // objects of its site ahead when it meets them, or each would cost a round of
-            // its own every call, a whole solve again (make's `__exit_function_table`, read
-            // by the escape of exit's handlers; the name `asn1_find_node` gets, read by
-            // `strcmp`: every miss solved twice). By site, not by layout: a layout copied
-            // once would fetch every object of it (memcpy's destination too).
+            // An object read without a load (copied, escaped; one a load read has its
+            // `Layout` or `Untyped` key below): the next call fetches the objects of its
+            // site ahead when it meets them, and those of the argument that pointed to it,
+            // or each would cost a round of its own every call, a whole solve again (make's
+            // `__exit_function_table`, read by the escape of exit's handlers; the name
+            // `asn1_find_node` gets, memcpy'd into its local `n`: every miss solved twice).
+            // By site, not by layout: a layout copied once would fetch every object of it.
             if read && !load_objs.contains(so) && !walked.contains(so) {
                 fields.push(ReadKey::Copied(o.site.clone()));
                 fields.extend(

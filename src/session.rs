@@ -1068,7 +1068,8 @@ impl Session {
 
     /// Fetch, breadth first from the first `roots` objects of `g` and its globals, every
     /// object whose layout is that of a `Field` or `Layout` key of `fields` (or whose site
-    /// is an `Untyped` or `Copied` key), following the slots of fetched objects whose
+    /// is an `Untyped` or `Copied` key, or that an `ArgCopied` key's argument points to),
+    /// following the slots of fetched objects whose
     /// `Field` key is in `fields` (at most `MAX_PREFETCH` objects a time). Deterministic:
     /// a function of the state and `fields`. Returns whether it stopped at that budget.
     fn fetch_closure(

@@ -1169,24 +1169,32 @@ fn a_global_read_by_a_copy_is_fetched_ahead_at_the_next_call() {
 
 #[test]
 fn an_object_read_only_by_a_copy_is_fetched_ahead_at_the_next_call() {
-    // tests/pspa/copiedsite.c: find() memcpy's the caller's `key` (a stack array) into a
-    // buffer of its own; no load of find reads `key`. The first call meets it opaque and
-    // its solve demands it: a second round. The second call fetches its site ahead: one
-    // round (two again without `ReadKey::Copied` for objects that are not globals).
-    // lookup() does the same with arrays of two sites, `k1` then `k2`: its second call
-    // fetches its argument's object ahead (`ReadKey::ArgCopied`; two rounds without it).
-    // The sets are the eager projection's, and they hold the array copied.
+    // tests/pspa/copiedsite.c: find() memcpy's the caller's `key` (a stack array); no load
+    // of find reads it. The first call meets it opaque and its solve demands it: a second
+    // round. The second call fetches the argument's object ahead: one round. lookup() does
+    // the same with arrays of two sites, `k1` then `k2` (`ReadKey::ArgCopied`: both take
+    // two rounds at every call without it). take() copies a heap buffer its argument's
+    // field points to, another one of the same site at each call: its first call reads `h`,
+    // then the buffer (three rounds); its second fetches both ahead, the buffer by its site
+    // (`ReadKey::Copied`; two rounds without it for objects that are not globals). The sets are the eager projection's, and they hold what was
+    // copied.
     let (lazy, eager) = on_demand_and_eager("copiedsite.c");
     let rounds: Vec<usize> = lazy.iter().map(|r| r.stats.fetch_rounds).collect();
-    assert_eq!(rounds, [2, 1, 2, 1]);
-    for ((l, e), key) in lazy.iter().zip(&eager).zip(["key", "key", "k1", "k2"]) {
+    assert_eq!(rounds, [2, 1, 2, 1, 3, 1]);
+    let copied = [
+        "stack:main:key@",
+        "stack:main:key@",
+        "stack:main:k1@",
+        "stack:main:k2@",
+        "heap:main:",
+        "heap:main:",
+    ];
+    for ((l, e), what) in lazy.iter().zip(&eager).zip(copied) {
         assert_eq!(l.modset, e.modset);
         assert_eq!(l.refset, e.refset);
         assert!(
-            l.refset
-                .iter()
-                .any(|x| x.starts_with(&format!("stack:main:{key}@"))),
-            "{:?}",
+            l.refset.iter().any(|x| x.starts_with(what)),
+            "{what}: {:?}",
             l.refset
         );
     }

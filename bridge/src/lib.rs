@@ -130,8 +130,10 @@ pub mod ffi {
         answer_bytes: usize,
         /// Solver work of the call's own solves (0 when reused): deterministic cost.
         work: u64,
-        /// Rounds of the on-demand projection (each one read more and solved or reused
-        /// again; 0 when no state was read), and microseconds of the call's own solves.
+        /// Rounds of the on-demand projection (each reads more of the state, then solves
+        /// or reuses again; 0 when the call failed, was projected eagerly or in SPA mode,
+        /// or was answered from a recent call's answer), and microseconds of the call's
+        /// own solves (0 when it failed).
         rounds: usize,
         solve_micros: u64,
         /// The call failed because it went over its own work budget (`max_work` of

@@ -861,7 +861,8 @@ def table3chop(res, progs):
             an, nan = r["stats"]["analysis"], nr["stats"]["analysis"]
             rows.append([p, search, f"{nr['pspa_share']:.2f}%", f"{r['pspa_share']:.2f}%",
                          f"{100 * r['reuse_ratio']:.2f}%", r["analyses"], r["calls"], r["failures"],
-                         fmt(an["time_s"], 3), fmt(an["run_s"], 1), fmt(nan["time_s"], 3), fmt(nan["run_s"], 1),
+                         round(an["time_s"], 3), round(an["run_s"], 1), round(nan["time_s"], 3),
+                         round(nan["run_s"], 1),
                          r["completed"] + r["partial"], chop(r["stats"])["recoveries"], r["instructions"]])
     notes = ("The runs of Table 2 (target `table2`'s `t2-pspa-*` and `t2-pspa-noreuse-*`): each program's "
              "driver on its `table2` input with its hand-chosen skip set (`table5_skip`), stopped at "

@@ -1,14 +1,19 @@
-/* An object read only by a copy: find() memcpy's the caller's `key` (a stack array) into
- * a buffer of its own, then compares the entries' names with the buffer. No load of find
+/* Objects read only by a copy. find() memcpy's the caller's `key` (a stack array) into a
+ * buffer of its own, then compares the entries' names with the buffer: no load of find
  * reads `key`, so no key of a load fetches it ahead. It is opaque at the first call, whose
- * solve demands it: a second round, a whole solve again. The session remembers its site
- * (ReadKey::Copied): the second call fetches it ahead and solves once. Without that key
- * for objects that are not globals, every call solved twice (libtasn1's asn1_find_node,
- * which copies its name argument, a stack array of its caller).
+ * solve demands it: a second round, a whole solve again. Its next call fetches it ahead,
+ * because an argument's object was read without a load (ReadKey::ArgCopied): the objects
+ * that argument points to are fetched ahead. Without it every call solved twice
+ * (libtasn1's asn1_find_node, which copies its name argument, a stack array of its
+ * caller, into its local `n`).
  * lookup() copies its key the same way, but its two calls get arrays of two sites (`k1`,
- * `k2`; as `_asn1_set_name`'s calls get another string constant each): its second call
- * fetches its argument's object ahead because an argument's object was read without a
- * load (ReadKey::ArgCopied), not because of the site. */
+ * `k2`; as `_asn1_set_name`'s calls get another string constant each): the argument's
+ * key fetches the second ahead, whatever its site.
+ * take() copies what a field of its argument points to: a heap buffer, a new one at each
+ * call, all of one allocation site. No argument points to it and its site is not a
+ * layout a load read: the session remembers the site of what was copied
+ * (ReadKey::Copied), and the second call fetches the new buffer ahead when the walk
+ * through `h->buf` meets it. */
 #include "../harness/observe.h"
 #include <string.h>
 
@@ -43,6 +48,16 @@ struct entry *lookup(struct entry *e, const char *key) {
   return 0;
 }
 
+struct holder {
+  char *buf;
+};
+
+int take(struct holder *h) {
+  char k[4];
+  memcpy(k, h->buf, sizeof k);
+  return k[0];
+}
+
 int main(void) {
   struct entry *head = 0;
   for (int i = 0; i < 3; i++) {
@@ -67,5 +82,13 @@ int main(void) {
   struct entry *q;
   OBS_PSPA(lookup, q = lookup(head, k1), (uintptr_t)head, (uintptr_t)k1);
   OBS_PSPA(lookup, q = lookup(head, k2), (uintptr_t)head, (uintptr_t)k2);
-  return r && q ? 0 : 1;
+  struct holder h;
+  OBS_LOCAL(h);
+  int t = 0;
+  for (int i = 0; i < 2; i++) {
+    h.buf = malloc(4);
+    memcpy(h.buf, "xyz", 4);
+    OBS_PSPA(take, t += take(&h), (uintptr_t)&h);
+  }
+  return r && q && t ? 0 : 1;
 }
