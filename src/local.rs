@@ -510,18 +510,6 @@ impl<'p> CallAnalysis<'p> {
         };
         let (read_objs, load_objs, walk_objs) =
             (objects_of(&reads), objects_of(loads), objects_of(walks));
-        // (argument, object it points to)
-        let arg_objs: Vec<(u32, u32)> = abs
-            .args
-            .iter()
-            .enumerate()
-            .flat_map(|(k, ts)| {
-                ts.iter().filter_map(move |l| match l {
-                    AbsLoc::Field { obj, .. } => Some((k as u32, *obj)),
-                    AbsLoc::Func(_) => None,
-                })
-            })
-            .collect();
         let mut demand = Vec::new();
         let mut fields = Vec::new();
         for (i, o) in abs.objects.iter().enumerate() {
@@ -543,12 +531,13 @@ impl<'p> CallAnalysis<'p> {
             // By site, not by layout: a layout copied once would fetch every object of it.
             if read && !load_objs.contains(so) && !walked.contains(so) {
                 fields.push(ReadKey::Copied(o.site.clone()));
-                fields.extend(
-                    arg_objs
-                        .iter()
-                        .filter(|&&(_, obj)| obj == i as u32)
-                        .map(|&(k, _)| ReadKey::ArgCopied(k)),
-                );
+                let points_here =
+                    |l: &AbsLoc| matches!(l, AbsLoc::Field { obj, .. } if *obj == i as u32);
+                for (k, targets) in abs.args.iter().enumerate() {
+                    if targets.iter().any(points_here) {
+                        fields.push(ReadKey::ArgCopied(k as u32));
+                    }
+                }
             }
             match o.layout {
                 // A deep access reads every field of what it walks; a collapsed object's

@@ -1170,14 +1170,15 @@ fn a_global_read_by_a_copy_is_fetched_ahead_at_the_next_call() {
 #[test]
 fn an_object_read_only_by_a_copy_is_fetched_ahead_at_the_next_call() {
     // tests/pspa/copiedsite.c: find() memcpy's the caller's `key` (a stack array); no load
-    // of find reads it. The first call meets it opaque and its solve demands it: a second
-    // round. The second call fetches the argument's object ahead: one round. lookup() does
-    // the same with arrays of two sites, `k1` then `k2` (`ReadKey::ArgCopied`: both take
-    // two rounds at every call without it). take() copies a heap buffer its argument's
-    // field points to, another one of the same site at each call: its first call reads `h`,
-    // then the buffer (three rounds); its second fetches both ahead, the buffer by its site
-    // (`ReadKey::Copied`; two rounds without it for objects that are not globals). The sets are the eager projection's, and they hold what was
-    // copied.
+    // reads it. The first call meets it opaque and its solve demands it: a second round.
+    // The second call fetches it ahead (its site and its argument: either key is enough).
+    // lookup() does the same with arrays of two sites, `k1` then `k2`: only the argument's
+    // key (`ReadKey::ArgCopied`) fetches the second ahead (two rounds without it). take()
+    // copies a heap buffer its argument's field points to, another one of the same site at
+    // each call: its first call reads `h`, then the buffer (three rounds); its second
+    // fetches both ahead, the buffer by its site (`ReadKey::Copied`; two rounds without it
+    // for objects that are not globals). The sets are the eager projection's, and they hold
+    // what was copied (take's only heap object of main's is its buffer).
     let (lazy, eager) = on_demand_and_eager("copiedsite.c");
     let rounds: Vec<usize> = lazy.iter().map(|r| r.stats.fetch_rounds).collect();
     assert_eq!(rounds, [2, 1, 2, 1, 3, 1]);

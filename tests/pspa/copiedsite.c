@@ -1,9 +1,9 @@
-/* Objects read only by a copy. find() memcpy's the caller's `key` (a stack array) into a
- * buffer of its own, then compares the entries' names with the buffer: no load of find
- * reads `key`, so no key of a load fetches it ahead. It is opaque at the first call, whose
- * solve demands it: a second round, a whole solve again. Its next call fetches it ahead,
- * because an argument's object was read without a load (ReadKey::ArgCopied): the objects
- * that argument points to are fetched ahead. Without it every call solved twice
+/* Objects read only by a copy. find() memcpy's (in scan(), its callee) the caller's `key`
+ * (a stack array) into a buffer of its own, then compares the entries' names with the
+ * buffer: no load reads `key`, so no key of a load fetches it ahead. It is opaque at the
+ * first call, whose solve demands it: a second round, a whole solve again. Its next call
+ * fetches it ahead: by its site (ReadKey::Copied) and because an argument points to it
+ * (ReadKey::ArgCopied), either one enough here. Without both every call solved twice
  * (libtasn1's asn1_find_node, which copies its name argument, a stack array of its
  * caller, into its local `n`).
  * lookup() copies its key the same way, but its two calls get arrays of two sites (`k1`,
