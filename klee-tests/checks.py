@@ -5,6 +5,10 @@
                                     every dumped snapshot replays to KLEE's own sets
   checks.py replay SNAPS PSPA       every dumped snapshot replays to KLEE's own sets
   checks.py smaller SPA.csv PSPA.csv F   PSPA's average (stripped) mod <= SPA's, ref < SPA's
+  checks.py whole-program CSV PSPA BC F...
+                                    every call of F in pspa-calls.csv was answered by the
+                                    whole-program fallback (last column 1), with the mod and ref
+                                    sizes of `pspa analyze` (SPA) of BC
   checks.py projected CSV F N       every analysed call of F projected exactly N objects
   checks.py same SNAPS_A SNAPS_B    the runs analysed the same calls with the same sets
   checks.py labels SNAPS CSV F KIND LINE WANT... [--not NOTWANT...]
@@ -160,6 +164,24 @@ def main():
             if int(r[col]) != n:
                 fail("%s: %s = %s, expected %d" % (f, col, r[col], n))
         print("%d calls of %s, each with %s = %d" % (len(calls), f, col, n))
+    elif cmd == "whole-program":
+        csv_path, pspa, bc, fns = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+        args = [pspa, "analyze", "--json", "--no-memory", bc]
+        for f in fns:
+            args += ["--function", f]
+        spa = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+        with open(csv_path) as fh:
+            calls = [r for r in csv.DictReader(l for l in fh if not l.startswith("#"))]
+        for f in fns:
+            mine = [r for r in calls if r["function"] == f]
+            if not mine:
+                fail(f"{f}: no call in {csv_path}")
+            want = (len(spa["functions"][f]["mod"]), len(spa["functions"][f]["ref"]))
+            for r in mine:
+                got = (int(r["mod"]), int(r["ref"]))
+                if r["whole_program"] != "1" or got != want:
+                    fail(f"{f} at line {r['line']}: whole_program={r['whole_program']}, "
+                         f"(mod, ref) sizes {got}, SPA's {want}")
     elif cmd == "same":
         a, b = sys.argv[2], sys.argv[3]
         names = sorted(x for x in os.listdir(a) if re.fullmatch(r"call-\d+\.modref\.json", x))

@@ -8,9 +8,16 @@
 // CHECK: KLEE: done: pspa failures = 0
 // CHECK: KLEE: done: pspa projection: objects met = 33, read = 16, rounds = 3
 // CHECK: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
-// A work budget of one element stops both solves: both calls fail, conservatively.
-// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=BUDGET
-// BUDGET: KLEE: done: pspa failures = 2 (2 over the work budget)
+// A work budget of one element stops both solves: both calls get their function's
+// whole-program answer (--pspa-fallback's default), which the check finds sound; with
+// --pspa-fallback=unknown both fail, conservatively.
+// RUN: %klee --pspa-check --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=BUDGET
+// BUDGET: KLEE: done: pspa failures = 0
+// BUDGET: KLEE: done: pspa whole-program answers = 2 (calls the past-sensitive analysis could not answer; 2 over the work budget; whole-program analysis {{[0-9.]+}} s, answers of 2 functions)
+// BUDGET: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// RUN: rm -rf %t.budget
+// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --pspa-fallback=unknown --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: KLEE: done: pspa failures = 2 (2 over the work budget)
 //
 // tail_of walks `next` through the 16 nodes: it reads them all, and none of their 16
 // buffers (`data` is never loaded); the buffers are met, opaque. Rounds: the head alone

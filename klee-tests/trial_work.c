@@ -2,24 +2,31 @@
 // function that needs more than it fails, and the function's later calls get the whole
 // --pspa-max-work.
 // RUN: %clang %s -o %t.bc
-// RUN: rm -rf %t.trial %t.off %t.whole
+// RUN: rm -rf %t.trial %t.off %t.whole %t.unknown
 // tail_of is called three times on the same 8-node list. A trial budget of one element
 // stops its first solve (any solve offers more than one element): that call fails, over
 // the work budget, as the first of its function over the trial budget. The second call
 // has the whole (default) budget and is solved; the third finds the state unchanged.
+// The first call gets tail_of's whole-program answer instead (--pspa-fallback's default),
+// checked like the others; with --pspa-fallback=unknown it fails.
 // RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=1 --pspa-check --output-dir=%t.trial %t.bc 2>&1 | %FileCheck %s --check-prefix=TRIAL
 // TRIAL: KLEE: done: pspa calls analysed = 3 (pspa)
-// TRIAL: KLEE: done: pspa failures = 1 (1 over the work budget, 1 of them the first of their function over the trial budget)
+// TRIAL: KLEE: done: pspa failures = 0
+// TRIAL: KLEE: done: pspa whole-program answers = 1 (calls the past-sensitive analysis could not answer; 1 over the work budget, 1 of them the first of their function over the trial budget; whole-program analysis {{[0-9.]+}} s, answers of 1 functions)
 // TRIAL: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=1 --pspa-fallback=unknown --output-dir=%t.unknown %t.bc 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: KLEE: done: pspa failures = 1 (1 over the work budget, 1 of them the first of their function over the trial budget)
 // 0 turns the trial off: every call is solved within the whole budget (were 0 taken as a
 // budget of nothing, the first call would fail).
 // RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=0 --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF
 // OFF: KLEE: done: pspa failures = 0
 // A trial not below the whole budget is off too: with both at one element the first
 // call goes over the whole budget, which marks the function, and the two later calls
-// fail at once (3 failures, none over a trial budget).
+// get the whole-program answer at once (3 over the budget, none over a trial budget; one
+// function's answer made).
 // RUN: %klee --pspa-analyze=tail_of --pspa-max-work=1 --pspa-trial-work=1 --output-dir=%t.whole %t.bc 2>&1 | %FileCheck %s --check-prefix=WHOLE
-// WHOLE: KLEE: done: pspa failures = 3 (3 over the work budget)
+// WHOLE: KLEE: done: pspa failures = 0
+// WHOLE: KLEE: done: pspa whole-program answers = 3 (calls the past-sensitive analysis could not answer; 3 over the work budget; whole-program analysis {{[0-9.]+}} s, answers of 1 functions)
 #include <stdlib.h>
 
 struct node {

@@ -141,12 +141,30 @@ impl Answer {
         points_to: Option<Arc<ValueSets>>,
     ) -> Answer {
         let set = whole_program_locs(a);
+        Answer::whole_program_from(
+            f,
+            [
+                &a.modref.modset[f as usize],
+                &a.modref.refset[f as usize],
+                &a.modref.freeset[f as usize],
+            ]
+            .map(set),
+            points_to,
+        )
+    }
+
+    /// A whole-program answer of `f` from its mod, ref and free sets.
+    fn whole_program_from(
+        f: FuncId,
+        [modset, refset, freeset]: [Vec<ResLoc>; 3],
+        points_to: Option<Arc<ValueSets>>,
+    ) -> Answer {
         Answer {
             uids: FxHashMap::default(),
             layouts: Vec::new(),
-            modset: set(&a.modref.modset[f as usize]),
-            refset: set(&a.modref.refset[f as usize]),
-            freeset: set(&a.modref.freeset[f as usize]),
+            modset,
+            refset,
+            freeset,
             points_to: points_to.unwrap_or_default(),
             writes_unknown: false,
             reads_unknown: false,
@@ -197,29 +215,111 @@ impl Answer {
     }
 }
 
+/// Every function's whole-program (SPA) answer, kept without the solver that made them:
+/// the sets as the solver's bitmaps and the locations they name, an [`Answer`] made for a
+/// function when it is first asked for. Making every function's answer at once held about
+/// 1 GB on SQLite, and a past-sensitive run asks for a few (the calls its analysis cannot
+/// answer: `pspa-klee`'s whole-program fallback).
+pub struct WholeProgramAnswers {
+    /// By function: mod, ref and free sets over solver locations.
+    sets: Vec<[roaring::RoaringBitmap; 3]>,
+    /// The locations any set names, and each one's result location by its rank in them.
+    named: roaring::RoaringBitmap,
+    locs: Vec<ResLoc>,
+    /// The whole program's call graph (indirect calls resolved): `Answer::may_call_any`
+    /// of a whole-program answer needs it, and chopping asks which functions a call reaches.
+    pub callees: Vec<Vec<FuncId>>,
+    points_to: Option<Arc<ValueSets>>,
+    answers: Vec<std::cell::OnceCell<Arc<Answer>>>,
+}
+
+impl WholeProgramAnswers {
+    /// From a whole-program analysis; with `points_to`, every answer shares the program's
+    /// points-to sets (resolution and WIT query them).
+    pub fn new(a: &crate::analysis::Analysis, points_to: bool) -> WholeProgramAnswers {
+        let m = &a.modref;
+        let n = a.prog().functions.len();
+        let sets: Vec<[roaring::RoaringBitmap; 3]> = (0..n)
+            .map(|f| {
+                [
+                    m.modset[f].clone(),
+                    m.refset[f].clone(),
+                    m.freeset[f].clone(),
+                ]
+            })
+            .collect();
+        let mut named = roaring::RoaringBitmap::new();
+        for s in sets.iter().flatten() {
+            named |= s;
+        }
+        let locs = named.iter().map(|l| whole_program_loc(a, l)).collect();
+        WholeProgramAnswers {
+            sets,
+            named,
+            locs,
+            callees: a.solver.callees.clone(),
+            points_to: points_to.then(|| Answer::whole_program_points_to(a)),
+            answers: (0..n).map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// The answer for calls of `f` (None: not a function of the program).
+    pub fn answer(&self, f: FuncId) -> Option<Arc<Answer>> {
+        let cell = self.answers.get(f as usize)?;
+        let a = cell.get_or_init(|| {
+            let set = |b: &roaring::RoaringBitmap| {
+                let mut v: Vec<ResLoc> = b
+                    .iter()
+                    .map(|l| {
+                        // Every location of a set is in `named`: its rank is its index + 1.
+                        let i = self.named.rank(l) as usize - 1;
+                        self.locs[i].clone()
+                    })
+                    .collect();
+                v.sort();
+                v.dedup();
+                v
+            };
+            let [m, r, fr] = &self.sets[f as usize];
+            Arc::new(Answer::whole_program_from(
+                f,
+                [set(m), set(r), set(fr)],
+                self.points_to.clone(),
+            ))
+        });
+        Some(a.clone())
+    }
+
+    /// How many functions' answers have been made.
+    pub fn made(&self) -> usize {
+        self.answers.iter().filter(|c| c.get().is_some()).count()
+    }
+}
+
+/// A solver location as a result location: a program object's by id, the solver's own
+/// objects' by label.
+fn whole_program_loc(a: &crate::analysis::Analysis, n: u32) -> ResLoc {
+    let s = &a.solver;
+    let o = s.obj_of(n);
+    let field = if s.is_fi(o) {
+        None
+    } else {
+        Some(s.field_of(n))
+    };
+    if (o as usize) < a.prog().objects.len() {
+        ResLoc::Static { obj: o, field }
+    } else {
+        ResLoc::Made(a.label(n))
+    }
+}
+
 /// A whole-program location set as result locations: the program's objects by id, the
 /// solver's own by label.
 fn whole_program_locs<'a>(
     a: &'a crate::analysis::Analysis,
 ) -> impl Fn(&roaring::RoaringBitmap) -> Vec<ResLoc> + 'a {
     move |b| {
-        let s = &a.solver;
-        let mut v: Vec<ResLoc> = b
-            .iter()
-            .map(|n| {
-                let o = s.obj_of(n);
-                let field = if s.is_fi(o) {
-                    None
-                } else {
-                    Some(s.field_of(n))
-                };
-                if (o as usize) < a.prog().objects.len() {
-                    ResLoc::Static { obj: o, field }
-                } else {
-                    ResLoc::Made(a.label(n))
-                }
-            })
-            .collect();
+        let mut v: Vec<ResLoc> = b.iter().map(|n| whole_program_loc(a, n)).collect();
         v.sort();
         v.dedup();
         v

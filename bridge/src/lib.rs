@@ -8,7 +8,7 @@ use pspa::facts::FuncId;
 use pspa::frontend::{FrontOptions, Module};
 use pspa::local::CallResult;
 use pspa::memory_graph::MemoryGraph;
-use pspa::query::{Answer, LiveObject, Node, Pointed};
+use pspa::query::{Answer, LiveObject, Node, Pointed, WholeProgramAnswers};
 use pspa::session::{CallOptions, ModRefReport, OverCallBudget, Session, SessionOptions};
 use pspa::state::{ObjType, PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use rustc_hash::FxHashMap;
@@ -139,6 +139,11 @@ pub mod ffi {
         /// The call failed because it went over its own work budget (`max_work` of
         /// `engine_analyze`), which the client chose: not a failure of the analysis.
         over_call_budget: bool,
+        /// The past-sensitive analysis could not answer (`message` says why: the work
+        /// budget, a pending skip without a post-state, a state it could not read) and
+        /// the answer is the whole-program analysis' (`EngineOptions::fallback`): sound
+        /// for every state, coarser. `ok` is true.
+        whole_program: bool,
     }
     struct EngineStats {
         invocations: u64,
@@ -169,6 +174,12 @@ pub mod ffi {
         answers: u64,
         answer_bytes: u64,
         answer_bytes_max: u64,
+        /// Calls answered by the whole-program analysis (`CallReport::whole_program`),
+        /// the functions whose answer was made for them, and the time of the
+        /// whole-program analysis (0 when it never ran).
+        whole_program_calls: u64,
+        whole_program_functions: u64,
+        whole_program_micros: u64,
     }
 
     /// The plugin's options that shape the analysis (`engine_new`): the session's
@@ -192,6 +203,10 @@ pub mod ffi {
         allocators: Vec<String>,
         /// `SessionOptions::follow_exits` (`--pspa-follow-exits`).
         follow_exits: bool,
+        /// A call the past-sensitive analysis cannot answer gets its function's
+        /// whole-program answer (computed once, at the first such call) instead of none
+        /// (`--pspa-fallback`).
+        fallback: bool,
     }
 
     /// One call's own options (`pspa::session::CallOptions`).
@@ -396,12 +411,14 @@ pub struct Engine {
     session: Option<Session>,
     error: String,
     spa: bool,
-    /// SPA mode: the whole-program answer of each function, computed once.
-    /// Computed at start in SPA mode; on first use otherwise (chopping falls back to
-    /// whole-program answers).
-    spa_answers: std::cell::OnceCell<Vec<Arc<Answer>>>,
-    /// The whole-program call graph (indirect calls resolved), made with `spa_answers`.
-    spa_callees: std::cell::OnceCell<Vec<Vec<FuncId>>>,
+    /// `EngineOptions::fallback`.
+    fallback: bool,
+    /// The whole-program analysis' answers and call graph, made once: at start in SPA
+    /// mode, on first use otherwise (a call that falls back to them, chopping asking which
+    /// functions a call reaches). None inside: no session, or the analysis panicked.
+    whole: std::cell::OnceCell<Option<WholeProgramAnswers>>,
+    whole_micros: std::cell::Cell<u64>,
+    whole_program_calls: u64,
     /// Each function's `llvm::Function*`, the inverse of `Program::site_functions`.
     function_addresses: std::cell::OnceCell<FxHashMap<FuncId, usize>>,
     failures: u64,
@@ -510,9 +527,10 @@ fn engine_new(module: usize, module_name: &str, o: &ffi::EngineOptions) -> Box<E
             },
             session_options(o),
         )?;
-        let e = Engine::failed(String::new(), Some(session), o.spa);
+        let mut e = Engine::failed(String::new(), Some(session), o.spa);
+        e.fallback = o.fallback;
         if o.spa {
-            e.spa_answers();
+            e.whole();
         }
         Ok(e)
     }));
@@ -543,38 +561,33 @@ fn session_options(o: &ffi::EngineOptions) -> SessionOptions {
 }
 
 impl Engine {
-    /// Every function's whole-program answer (empty without a session).
-    fn spa_answers(&self) -> &[Arc<Answer>] {
-        self.spa_answers.get_or_init(|| {
-            let Some(session) = self.session.as_ref() else {
-                return Vec::new();
-            };
-            let a = pspa::analysis::analyze(&session.prog);
-            let _ = self.spa_callees.set(a.solver.callees.clone());
-            // The whole program's points-to sets, once, shared by every function's answer.
-            let pts = session
-                .options()
-                .points_to
-                .then(|| Answer::whole_program_points_to(&a));
-            (0..session.prog.functions.len() as FuncId)
-                .map(|f| Arc::new(Answer::whole_program(&a, f, pts.clone())))
-                .collect()
-        })
+    /// The whole-program analysis' answers, made at the first call (None without a
+    /// session, or when it panicked). Only the sets are kept, as bitmaps, and a function's
+    /// answer is made when asked for (`WholeProgramAnswers`): every function's answer at
+    /// once held about 1 GB on SQLite; the bitmaps are 26 MB.
+    fn whole(&self) -> Option<&WholeProgramAnswers> {
+        self.whole
+            .get_or_init(|| {
+                let session = self.session.as_ref()?;
+                let t = std::time::Instant::now();
+                let w = catch_unwind(AssertUnwindSafe(|| {
+                    let a = pspa::analysis::analyze(&session.prog);
+                    WholeProgramAnswers::new(&a, session.options().points_to)
+                }));
+                self.whole_micros.set(t.elapsed().as_micros() as u64);
+                w.ok()
+            })
+            .as_ref()
     }
 
-    /// The whole program's call graph (`Solver::callees`). Under PSPA only the graph is
-    /// kept: every function's whole-program mod/ref sets, made for SPA's answers, held
-    /// about 1 GB on SQLite (random-path, 60 s: the online chopping choice's run took 2.1
-    /// GB against KLEE alone's 1.0), and chopping asks only which functions a call reaches.
+    /// The whole-program answer for calls of `f`.
+    fn whole_answer(&self, f: FuncId) -> Option<Arc<Answer>> {
+        self.whole()?.answer(f)
+    }
+
+    /// The whole program's call graph (`Solver::callees`).
     fn whole_program_callees(&self) -> Option<&[Vec<FuncId>]> {
-        if self.spa {
-            self.spa_answers();
-        } else if self.spa_callees.get().is_none() {
-            let session = self.session.as_ref()?;
-            let a = pspa::analysis::analyze(&session.prog);
-            let _ = self.spa_callees.set(a.solver.callees.clone());
-        }
-        self.spa_callees.get().map(Vec::as_slice)
+        self.whole().map(|w| w.callees.as_slice())
     }
 
     fn failed(error: String, session: Option<Session>, spa: bool) -> Engine {
@@ -582,8 +595,10 @@ impl Engine {
             session,
             error,
             spa,
-            spa_answers: Default::default(),
-            spa_callees: Default::default(),
+            fallback: false,
+            whole: Default::default(),
+            whole_micros: Default::default(),
+            whole_program_calls: 0,
             function_addresses: Default::default(),
             failures: 0,
             spa_calls: 0,
@@ -649,6 +664,13 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         answers: e.answers,
         answer_bytes: e.answer_bytes,
         answer_bytes_max: e.answer_bytes_max,
+        whole_program_calls: e.whole_program_calls,
+        whole_program_functions: e
+            .whole
+            .get()
+            .and_then(Option::as_ref)
+            .map_or(0, |w| w.made() as u64),
+        whole_program_micros: e.whole_micros.get(),
     }
 }
 
@@ -670,6 +692,7 @@ fn failed_report(message: String) -> ffi::CallReport {
         rounds: 0,
         solve_micros: 0,
         over_call_budget: false,
+        whole_program: false,
     }
 }
 
@@ -693,7 +716,33 @@ fn engine_analyze(
         Ok(Err(err)) => {
             let mut rep = failed_report(format!("{:#}", err));
             rep.over_call_budget = err.downcast_ref::<OverCallBudget>().is_some();
-            (rep, None)
+            // A client's own budget is the client's choice (it gives the call up); any
+            // other failure gets the whole-program answer, sound for every state: what
+            // the past-sensitive analysis would answer is a subset of it. Not after a
+            // panic: that is a bug to see, and the conservative answer stays.
+            let whole = (e.fallback && !rep.over_call_budget)
+                .then(|| {
+                    let s = e.session.as_ref()?;
+                    let &f = s.prog.site_functions.get(&function)?;
+                    catch_unwind(AssertUnwindSafe(|| e.whole_answer(f)))
+                        .ok()
+                        .flatten()
+                })
+                .flatten();
+            match whole {
+                Some(a) => {
+                    e.whole_program_calls += 1;
+                    let (m, r) = (a.modset().len(), a.refset().len());
+                    rep.ok = true;
+                    rep.whole_program = true;
+                    rep.mod_size = m;
+                    rep.ref_size = r;
+                    rep.mod_stripped = m;
+                    rep.ref_stripped = r;
+                    (rep, Some(a))
+                }
+                None => (rep, None),
+            }
         }
         Err(p) => (
             failed_report(format!(
@@ -753,7 +802,9 @@ fn analyze(
     };
     if e.spa {
         e.spa_calls += 1;
-        let a = e.spa_answers()[f as usize].clone();
+        let Some(a) = e.whole_answer(f) else {
+            anyhow::bail!("the whole-program analysis failed")
+        };
         let (m, r) = (a.modset().len(), a.refset().len());
         let rep = ffi::CallReport {
             ok: true,
@@ -772,6 +823,7 @@ fn analyze(
             rounds: 0,
             solve_micros: 0,
             over_call_budget: false,
+            whole_program: false,
         };
         return Ok((rep, a));
     }
@@ -860,6 +912,7 @@ fn analyze(
         rounds: stats.fetch_rounds,
         solve_micros: (stats.solve_ms * 1e3) as u64,
         over_call_budget: false,
+        whole_program: false,
     };
     let mut answer = Answer::new(&abs, result);
     if keep_post {
@@ -913,7 +966,7 @@ fn engine_whole_program_answer(e: &Engine, function: usize) -> Box<CallAnswer> {
         e.session
             .as_ref()
             .and_then(|s| s.prog.site_functions.get(&function))
-            .and_then(|&f| e.spa_answers().get(f as usize).cloned())
+            .and_then(|&f| e.whole_answer(f))
     }));
     let a = r.ok().flatten();
     Box::new(CallAnswer(a))
@@ -1031,8 +1084,7 @@ fn answer_may_call_any(e: &Engine, a: &CallAnswer, functions: &[usize]) -> bool 
         if !answer.is_whole_program() {
             return Some(answer.may_call_any(&ids, &[]));
         }
-        e.spa_answers();
-        Some(answer.may_call_any(&ids, e.spa_callees.get()?))
+        Some(answer.may_call_any(&ids, e.whole_program_callees()?))
     }));
     r.ok().flatten().unwrap_or(true)
 }
@@ -1111,10 +1163,15 @@ fn wit(
     csv: &str,
 ) -> anyhow::Result<(ffi::WitReport, (Answer, pspa::wit::WitColours))> {
     let spa = e.spa;
-    if spa {
-        e.spa_answers();
-    }
-    let spa_answers = e.spa_answers.get().cloned().unwrap_or_default();
+    let spa_answer = if spa {
+        let s = e.session.as_ref();
+        match s.and_then(|s| s.prog.site_functions.get(&function).copied()) {
+            Some(f) => e.whole_answer(f),
+            None => None,
+        }
+    } else {
+        None
+    };
     let Some(session) = e.session.as_mut() else {
         anyhow::bail!("no analysis: {}", e.error)
     };
@@ -1123,7 +1180,10 @@ fn wit(
     };
     let (answer, colours) = if spa {
         let c = pspa::wit::whole_program(&session.prog);
-        ((*spa_answers[f as usize]).clone(), c)
+        let Some(a) = spa_answer else {
+            anyhow::bail!("the whole-program analysis failed")
+        };
+        ((*a).clone(), c)
     } else {
         let globals = state_globals(&mut e.globals, state, session);
         let posts = pending.posts()?;

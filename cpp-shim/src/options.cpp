@@ -19,6 +19,7 @@ using namespace llvm;
 
 namespace {
 enum class Mode { SPA, PSPA };
+enum class Fallback { WholeProgram, Unknown };
 
 cl::opt<Mode> PspaMode(
     "pspa-mode", cl::desc("Pointer analysis used at analysed calls (default: pspa)"),
@@ -121,6 +122,19 @@ cl::opt<unsigned long long> PspaTrialWork(
              "of the cost (default 20000000; 0, or not below --pspa-max-work: off)"),
     cl::init(20000000ULL), cl::cat(klee::MiscCat));
 
+cl::opt<Fallback> PspaFallback(
+    "pspa-fallback",
+    cl::desc("What a call gets when the past-sensitive analysis cannot answer it (over the "
+             "work budget, a pending skip without a post-state, a state it could not read); "
+             "panics always give unknown (default: whole-program)"),
+    cl::values(clEnumValN(Fallback::WholeProgram, "whole-program",
+                          "its function's whole-program (SPA) answer: sound for every state, "
+                          "coarser; the whole-program analysis runs once, at the first such call"),
+               clEnumValN(Fallback::Unknown, "unknown",
+                          "no answer: the call counts as failed and every client treats it "
+                          "as touching anything")),
+    cl::init(Fallback::WholeProgram), cl::cat(klee::MiscCat));
+
 cl::list<std::string> PspaAllocators(
     "pspa-allocator",
     cl::desc("Treat the defined function NAME as an allocator (comma-separated, repeatable): "
@@ -171,6 +185,7 @@ PluginOptions pluginOptions() {
   o.allGlobals = PspaAllGlobals;
   o.eager = PspaEager;
   o.followExits = PspaFollowExits;
+  o.fallback = PspaFallback == Fallback::WholeProgram;
   o.maxWork = PspaMaxWork;
   o.trialWork = PspaTrialWork;
   o.allocators.assign(PspaAllocators.begin(), PspaAllocators.end());

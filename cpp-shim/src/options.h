@@ -21,6 +21,9 @@ struct PluginOptions {
   bool noReuse = false, allGlobals = false, eager = false;
   /// --pspa-follow-exits: analyses follow calls that end the process.
   bool followExits = false;
+  /// --pspa-fallback=whole-program: a call the past-sensitive analysis cannot answer gets
+  /// its function's whole-program answer instead of none.
+  bool fallback = true;
   /// A call whose state holds what its function's last analysis read gets that answer
   /// (last_answers.h); off with --pspa-no-reuse or --pspa-no-last-answers.
   bool lastAnswers = true;

@@ -63,6 +63,8 @@ klee::Statistic statCalls("PspaCalls", "PScalls");
 klee::Statistic statAnalyses("PspaAnalyses", "PSan");
 klee::Statistic statReuses("PspaReuses", "PSre");
 klee::Statistic statFailures("PspaFailures", "PSfail");
+// Calls the past-sensitive analysis could not answer, answered by the whole-program one.
+klee::Statistic statWholeProgram("PspaWholeProgram", "PSwp");
 klee::Statistic statTime("PspaTime", "PStime");
 klee::Statistic statOwnQueries("PspaOwnQueries", "PSQ");
 
@@ -256,7 +258,7 @@ private:
   std::unique_ptr<pspa_plugin::CallLog> log;
   std::uint64_t joinedAnalyses = 0, joinFailures = 0;
   unsigned dumped = 0;
-  bool warned = false;
+  bool warned = false, warnedWholeProgram = false;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
 };
 
@@ -306,7 +308,8 @@ void PspaPlugin::moduleReady(klee::Executor &ex, Module &m) {
                                     options.trialWork,
                                     options.keepPointsTo || pspa_plugin::ResolveClient::enabled(),
                                     std::move(allocators),
-                                    options.followExits};
+                                    options.followExits,
+                                    options.fallback};
   engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name, engineOptions));
   std::string err(pspa::engine_error(**engine));
   if (!err.empty()) {
@@ -404,12 +407,22 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   if (report)
     *report = r;
   // A call given up over its own budget is not the function's answer: a later call with
-  // the session's budget must not be served the conservative one.
-  if (lastServes && !r.over_call_budget)
+  // the session's budget must not be served the conservative one. Nor is a whole-program
+  // fallback: a later call may be answered past-sensitively (a function over the trial
+  // budget gets the whole budget next), and one that cannot falls back again at once.
+  if (lastServes && !r.over_call_budget && !r.whole_program)
     lastAnswers.remember(state, f, arguments, view, reading, before, pspa::answer_ok(**answer) ? answer : nullptr, r);
   statTime += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
   if (r.over_call_budget) {
     ++givenUp;
+  } else if (r.whole_program) {
+    ++statWholeProgram;
+    if (!warnedWholeProgram) {
+      klee::klee_warning("pspa: the past-sensitive analysis of a call of %s could not answer (%s); "
+                         "it gets the function's whole-program answer (further ones are only counted)",
+                         f->getName().str().c_str(), std::string(r.message).c_str());
+      warnedWholeProgram = true;
+    }
   } else if (!r.ok) {
     ++statFailures;
     if (!warned) {
@@ -454,6 +467,7 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
     return;
   pspa_plugin::AnalysisTotals t;
   t.spa = options.spa;
+  t.fallback = options.fallback && !options.spa;
   t.calls = log->calls();
   t.failures = statFailures.getValue();
   t.givenUp = givenUp;
@@ -479,7 +493,8 @@ extern "C" void klee_plugin_init() {
     klee::klee_error("pspa: the plugin is loaded twice (--plugin and KLEE_PLUGINS name it more than once)");
   thePlugin = new PspaPlugin();
   klee::registerPlugin(thePlugin);
-  for (klee::Statistic *s : {&statCalls, &statAnalyses, &statReuses, &statFailures, &statTime, &statOwnQueries})
+  for (klee::Statistic *s :
+       {&statCalls, &statAnalyses, &statReuses, &statFailures, &statWholeProgram, &statTime, &statOwnQueries})
     klee::registerPluginStatistic(s);
   for (klee::Statistic *s : pspa_plugin::resolveStatistics())
     klee::registerPluginStatistic(s);

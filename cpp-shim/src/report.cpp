@@ -27,13 +27,14 @@ void CallLog::record(klee::InterpreterHandler &handler, const std::string &fn, u
     if (!csv)
       klee::klee_warning("pspa: cannot write pspa-calls.csv");
     else
-      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes,work,rounds,solve_micros\n";
+      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes,work,rounds,solve_micros,whole_program\n";
   }
   if (csv)
     *csv << fn << ',' << line << ',' << (spa ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ',' << (r.reused ? 1 : 0)
          << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ',' << r.ref_stripped << ','
          << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << ',' << r.read_objects << ','
-         << r.answer_bytes << ',' << r.work << ',' << r.rounds << ',' << r.solve_micros << '\n';
+         << r.answer_bytes << ',' << r.work << ',' << r.rounds << ',' << r.solve_micros << ',' << (r.whole_program ? 1 : 0)
+         << '\n';
 }
 
 void CallLog::finish() {
@@ -56,7 +57,9 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << " (reuse ratio " << format("%.4f", ratio) << ")\n";
   }
   llvm::errs() << "KLEE: done: pspa failures = " << t.failures;
-  if (s.over_budget) {
+  // With the whole-program fallback, calls over the budget are not failures: the next
+  // line counts them.
+  if (s.over_budget && !t.fallback) {
     llvm::errs() << " (" << s.over_budget << " over the work budget";
     if (s.over_trial)
       llvm::errs() << ", " << s.over_trial << " of them the first of their function over the trial budget";
@@ -65,6 +68,15 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
   if (t.givenUp)
     llvm::errs() << "; given up over a client's budget (not failures) = " << t.givenUp;
   llvm::errs() << "\n";
+  if (t.fallback && (s.whole_program_calls || s.over_budget)) {
+    llvm::errs() << "KLEE: done: pspa whole-program answers = " << s.whole_program_calls
+                 << " (calls the past-sensitive analysis could not answer; " << s.over_budget
+                 << " over the work budget";
+    if (s.over_trial)
+      llvm::errs() << ", " << s.over_trial << " of them the first of their function over the trial budget";
+    llvm::errs() << "; whole-program analysis " << format("%.3f", s.whole_program_micros / 1e6) << " s, answers of "
+                 << s.whole_program_functions << " functions)\n";
+  }
   if (t.joined)
     llvm::errs() << "KLEE: done: pspa analyses joined with pending skips' post-states = " << t.joined
                  << " (failed for want of one = " << t.joinFailures << ")\n";
@@ -110,6 +122,9 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"over_budget", s.over_budget},
                                         {"over_trial", s.over_trial},
                                         {"given_up", t.givenUp},
+                                        {"whole_program_calls", s.whole_program_calls},
+                                        {"whole_program_functions", s.whole_program_functions},
+                                        {"whole_program_s", s.whole_program_micros / 1e6},
                                         {"joined", t.joined},
                                         {"join_failures", t.joinFailures},
                                         {"time_s", t.seconds},

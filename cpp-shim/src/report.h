@@ -46,6 +46,8 @@ private:
 /// The run's totals of the analysis, beside the engine's own statistics.
 struct AnalysisTotals {
   bool spa = false;
+  /// --pspa-fallback=whole-program: calls over the work budget are answered, not failed.
+  bool fallback = false;
   std::uint64_t calls = 0, failures = 0;
   /// Calls analysed for a client only and given up over its budget (CallAnalysis::overBudget).
   std::uint64_t givenUp = 0;
