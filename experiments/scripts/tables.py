@@ -391,8 +391,14 @@ def time_split(st):
     an = st["analysis"]
     trial = (f", {an['over_trial']} of them the first of their function over the trial budget"
              if an.get("over_trial", 0) else "")
-    over = f" ({an['over_budget']} over the work budget{trial})" if an["over_budget"] else ""
-    return [f"pspa failures = {an['failures']}{over}",
+    whole = an.get("whole_program_calls", 0)
+    if whole or (an["over_budget"] and an.get("whole_program_s", None) is not None):
+        # As the plugin prints it under --pspa-fallback=whole-program (the default).
+        fallback = (f"; whole-program answers = {whole} ({an['over_budget']} over the work budget{trial}; "
+                    f"whole-program analysis {an.get('whole_program_s', 0.0):.3f} s)")
+    else:
+        fallback = ""
+    return [f"pspa failures = {an['failures']}{fallback}",
             f"pspa time: reading = {an['read_s']:.3f} s, checking = {an['check_s']:.3f} s, solving = "
             f"{an['solve_s']:.3f} s ({an['solver_runs']} solver runs)",
             f"pspa projection: objects met = {an['objects_met']}, read = {an['objects_read']}, "
@@ -403,7 +409,7 @@ def cost(res, pairs):
     header = ["program", "analysed", "budget", "wall (s)", "wall vanilla (s)", "slowdown", "slowdown implied by share",
               "pspa share", "KLEE part (s)", "walls (s)", "walls vanilla (s)", "other CPU (s)", "instructions",
               "instructions vanilla", "RSS (MB)", "RSS vanilla (MB)", "RSS ratio", "calls", "reuse ratio",
-              "hit median (us)", "miss median (us)", "failed calls", "unknown calls"]
+              "hit median (us)", "miss median (us)", "failed calls", "whole-program answers", "unknown calls"]
     rows = []
     medians = {}
     reps = None
@@ -414,13 +420,16 @@ def cost(res, pairs):
         r, van = t["median"], t["median_vanilla"]
         medians[pair] = r
         unknown = sum(1 for x in r["rows"] if x.get("unknown") == "1")
+        # Calls answered by the whole-program fallback (--pspa-fallback): not failures.
+        whole = r["stats"]["analysis"].get("whole_program_calls", 0)
         rows.append([p, "library files" if sel == "files" else "all functions",
                      "instructions" if p == "libtasn1" else "60 s", t["wall"], t["wall_v"], t["slowdown"],
                      t["implied"], f"{t['share']:.2f}%", t["klee_part"], t["walls"], t["walls_v"], t["other"],
                      t["instructions"], t["instructions_v"], r["rss"], van["rss"],
                      r["rss"] / van["rss"] if van["rss"] else None,
                      r["calls"], r.get("reuse_ratio"), r["hit_us"], r["miss_us"],
-                     f"{r['failures']} ({100 * r['failures'] / max(r['calls'], 1):.2f}%)", unknown])
+                     f"{r['failures']} ({100 * r['failures'] / max(r['calls'], 1):.2f}%)",
+                     f"{whole} ({100 * whole / max(r['calls'], 1):.2f}%)", unknown])
     notes = (f"Each row: {reps} runs with the plugin and {reps} of KLEE alone, DFS. libtasn1 on its "
              "instruction budget; SQLite, make and m4 for 60 s (m4's one path ends before). " + TIMED_NOTE +
              "For a run stopped by time the slowdown compares different stretches of the program (KLEE alone "
@@ -435,16 +444,20 @@ def cost(res, pairs):
                   + "; ".join(time_split(r["stats"])) + ".\n\n")
         by = {}
         for x in r["rows"]:
-            f = by.setdefault(x["function"], {"calls": 0, "reused": 0, "failed": 0, "us": 0, "read": []})
+            f = by.setdefault(x["function"], {"calls": 0, "reused": 0, "failed": 0, "whole": 0, "us": 0,
+                                              "read": []})
             f["calls"] += 1
             f["reused"] += x["reused"] == "1"
             f["failed"] += x["ok"] == "0"
+            f["whole"] += x.get("whole_program") == "1"
             f["us"] += int(x["micros"])
             f["read"].append(int(x.get("read_objects") or 0))
         total = sum(f["us"] for f in by.values()) or 1
-        notes += "| function | calls | reused | failed | analysis (s) | share | objects read, median |\n|---|---|---|---|---|---|---|\n"
+        notes += ("| function | calls | reused | failed | whole-program | analysis (s) | share | objects read, median |\n"
+                  "|---|---|---|---|---|---|---|---|\n")
         for name, f in sorted(by.items(), key=lambda kv: -kv[1]["us"])[:6]:
-            notes += (f"| `{name}` | {f['calls']:,} | {f['reused']:,} | {f['failed']:,} | {f['us'] / 1e6:.2f} | "
+            notes += (f"| `{name}` | {f['calls']:,} | {f['reused']:,} | {f['failed']:,} | {f['whole']:,} | "
+                      f"{f['us'] / 1e6:.2f} | "
                       f"{100 * f['us'] / total:.1f}% | {statistics.median(f['read']):,.0f} |\n")
     write(res, "cost", header, rows, notes)
     fig, ax = plt.subplots(figsize=(7, 3.5))

@@ -99,6 +99,7 @@ def fake_run(d, wall, instructions, rss_mb, share=None, timed_out=False, calls=N
     if share is not None:
         n = len(calls or [])
         an = {"calls": n, "analyses": max(n - 1, 0), "reused": 1, "invocations": 2, "failures": 0, "over_budget": 0,
+              "whole_program_calls": sum(c[3] for c in calls or []), "whole_program_s": 1.5,
               "time_s": wall * share / 100, "run_s": wall, "read_s": 1.0, "check_s": 0.1, "solve_s": 2.0,
               "solver_runs": 10, "objects_met": 10, "objects_read": 5, "fetch_rounds": 2}
         with open(os.path.join(d, "klee", "pspa-stats.json"), "w") as f:
@@ -106,14 +107,15 @@ def fake_run(d, wall, instructions, rss_mb, share=None, timed_out=False, calls=N
     if calls is not None:
         with open(os.path.join(d, "klee", "pspa-calls.csv"), "w") as f:
             f.write("function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,"
-                    "unknown,read_objects,answer_bytes\n")
-            for fn, reused, us in calls:
-                f.write(f"{fn},1,pspa,1,{reused},1,1,1,1,1,{us},0,7,10\n")
+                    "unknown,read_objects,answer_bytes,work,rounds,solve_micros,whole_program\n")
+            for fn, reused, us, whole in calls:
+                f.write(f"{fn},1,pspa,1,{reused},1,1,1,1,1,{us},0,7,10,0,1,{us // 2},{whole}\n")
     with open(os.path.join(d, "machine.txt"), "w") as f:
         f.write(f"busy = 1\nown = 1\nother = {other}\n")
 
 
-CALLS = [("asn1_find_node", 0, 300), ("asn1_find_node", 1, 8), ("_asn1_find_up", 0, 500)]
+# (function, reused, microseconds, answered by the whole-program fallback)
+CALLS = [("asn1_find_node", 0, 300, 0), ("asn1_find_node", 1, 8, 0), ("_asn1_find_up", 0, 500, 1)]
 
 
 def fake_pair(res, prog, pair, plugin, vanilla, instr=(3000000, 3000000), timed_out=False, other=0.2):
@@ -156,8 +158,12 @@ def test_cost(res):
     md = open(os.path.join(res, "cost.md")).read()
     assert "| libtasn1 | library files | instructions | 21.90 | 3.50 | 6.26 | 6.25 | 84.00% |" in md, md
     assert "back to back" in md and "3 runs with the plugin" in md and "`_asn1_find_up`" in md, md
-    assert ("**libtasn1, library files.** pspa failures = 0; pspa time: reading = 1.000 s, checking = 0.100 s, "
+    assert ("**libtasn1, library files.** pspa failures = 0; whole-program answers = 1 (0 over the work budget; "
+            "whole-program analysis 1.500 s); pspa time: reading = 1.000 s, checking = 0.100 s, "
             "solving = 2.000 s (10 solver runs); pspa projection: objects met = 10, read = 5, rounds = 2.") in md, md
+    # One of the three calls fell back (its row's whole_program), both in the table and per function.
+    assert r["whole-program answers"] == "1 (33.33%)", r
+    assert "| `_asn1_find_up` | 1 | 0 | 0 | 1 | 0.00 | 61.9% | 7 |" in md, md
     assert os.path.exists(os.path.join(res, "cost.png"))
     return out.getvalue()
 
