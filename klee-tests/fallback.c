@@ -21,9 +21,9 @@
 // CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0{{$}}
 // CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0{{$}}
 // CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0{{$}}
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 45 unknown.*
 // RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 46 unknown.*
-// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 49 unknown.*
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 47 unknown.*
+// RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 50 unknown.*
 // RUN: %python %checks replay %t.snaps %pspa
 #include "klee/klee.h"
 #include <stdlib.h>

@@ -147,7 +147,7 @@ pub struct CallOptions {
     /// Follow calls that end the process, whatever the session's `follow_exits` (the
     /// WIT colours cover every write the code may make). Such a call is solved afresh.
     pub follow_exits: bool,
-    /// A work budget tighter than the session's (`SessionOptions::max_work`), for a call
+    /// A work budget no looser than the session's (`SessionOptions::max_work`), for a call
     /// a client analyses only if it is cheap (resolution's snapshots). Going over it fails
     /// the call with `OverCallBudget`, and teaches the session nothing: a call with the
     /// session's budget may still fit.
@@ -295,10 +295,12 @@ impl Session {
         let need_post = call.keep_post;
         let cut_exits = !(self.options.follow_exits || call.follow_exits);
         let own_kind = self.solved_as_session(call);
-        // The call's own budget, where it is the tighter one.
+        // The call's own budget, unless the session's is tighter: a client's budget equal to
+        // the session's (resolution's and the plugin's defaults) is still the client's
+        // choice, which gives the call up rather than failing it.
         let own_budget = call
             .max_work
-            .filter(|&c| self.options.max_work.is_none_or(|s| c < s));
+            .filter(|&c| self.options.max_work.is_none_or(|s| c <= s));
         // The trial budget, until the function went over it once: only for calls with no
         // budget of their own (a client's budget is its choice, and holds as given) solved
         // as the session's are (they teach it).

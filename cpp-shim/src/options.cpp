@@ -108,19 +108,19 @@ cl::opt<bool> PspaEager(
 
 cl::opt<unsigned long long> PspaMaxWork(
     "pspa-max-work",
-    cl::desc("Give up on a call, conservatively (it counts as failed), once its solve has "
-             "offered this many points-to elements to sets: about 0.4 s here for the "
-             "default 200000000; 0 means no bound. Deterministic, unlike a time limit"),
-    cl::init(200000000ULL), cl::cat(klee::MiscCat));
+    cl::desc("Give up on a call once its solve has offered this many points-to elements to "
+             "sets: about 0.05 s here for the default 20000000; 0 means no bound. "
+             "Deterministic, unlike a time limit. The call then gets --pspa-fallback's answer"),
+    cl::init(20000000ULL), cl::cat(klee::MiscCat));
 
 cl::opt<unsigned long long> PspaTrialWork(
     "pspa-trial-work",
     cl::desc("The first time a solve of a function needs more than this many points-to "
-             "elements, the call fails (counted as over the work budget) and the "
+             "elements, the call gets --pspa-fallback's answer (counted as over the work budget) and the "
              "function's later calls get --pspa-max-work: a function called once that "
              "needs a solve of most of the program (main, a driver loop) fails for a tenth "
-             "of the cost (default 20000000; 0, or not below --pspa-max-work: off)"),
-    cl::init(20000000ULL), cl::cat(klee::MiscCat));
+             "of the cost (default 2000000; 0, or not below --pspa-max-work: off)"),
+    cl::init(2000000ULL), cl::cat(klee::MiscCat));
 
 cl::opt<Fallback> PspaFallback(
     "pspa-fallback",
