@@ -13,7 +13,7 @@
 // --pspa-fallback=unknown both fail, conservatively.
 // RUN: %klee --pspa-check --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=BUDGET
 // BUDGET: KLEE: done: pspa failures = 0
-// BUDGET: KLEE: done: pspa whole-program answers = 2 (calls the past-sensitive analysis could not answer; 2 over the work budget; whole-program analysis {{[0-9.]+}} s, answers of 2 functions)
+// BUDGET: KLEE: done: pspa whole-program answers = 2 (calls the past-sensitive analysis could not answer; 2 over the work budget; whole-program analysis {{[0-9.]+}} s, functions answered = 2)
 // BUDGET: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // RUN: rm -rf %t.budget
 // RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --pspa-fallback=unknown --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=UNKNOWN

@@ -12,7 +12,7 @@
 // RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=1 --pspa-check --output-dir=%t.trial %t.bc 2>&1 | %FileCheck %s --check-prefix=TRIAL
 // TRIAL: KLEE: done: pspa calls analysed = 3 (pspa)
 // TRIAL: KLEE: done: pspa failures = 0
-// TRIAL: KLEE: done: pspa whole-program answers = 1 (calls the past-sensitive analysis could not answer; 1 over the work budget, 1 of them the first of their function over the trial budget; whole-program analysis {{[0-9.]+}} s, answers of 1 functions)
+// TRIAL: KLEE: done: pspa whole-program answers = 1 (calls the past-sensitive analysis could not answer; 1 over the work budget, 1 of them the first of their function over the trial budget; whole-program analysis {{[0-9.]+}} s, functions answered = 1)
 // TRIAL: KLEE: done: pspa check: calls checked = {{[1-9][0-9]*}}, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // RUN: %klee --pspa-analyze=tail_of --pspa-trial-work=1 --pspa-fallback=unknown --output-dir=%t.unknown %t.bc 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: KLEE: done: pspa failures = 1 (1 over the work budget, 1 of them the first of their function over the trial budget)
@@ -26,7 +26,7 @@
 // function's answer made).
 // RUN: %klee --pspa-analyze=tail_of --pspa-max-work=1 --pspa-trial-work=1 --output-dir=%t.whole %t.bc 2>&1 | %FileCheck %s --check-prefix=WHOLE
 // WHOLE: KLEE: done: pspa failures = 0
-// WHOLE: KLEE: done: pspa whole-program answers = 3 (calls the past-sensitive analysis could not answer; 3 over the work budget; whole-program analysis {{[0-9.]+}} s, answers of 1 functions)
+// WHOLE: KLEE: done: pspa whole-program answers = 3 (calls the past-sensitive analysis could not answer; 3 over the work budget; whole-program analysis {{[0-9.]+}} s, functions answered = 1)
 #include <stdlib.h>
 
 struct node {

@@ -46,6 +46,12 @@ impl ResLoc {
             ResLoc::Made(l) => l.clone(),
         }
     }
+
+    /// The `unknown` object a model made for input addresses (`Effect::Symbolic`): a set
+    /// that names it may point anywhere. (A state's own `unknown` is an `Abs` object.)
+    pub fn is_input_unknown(&self) -> bool {
+        matches!(self, ResLoc::Made(l) if l.strip_suffix(".*") == Some(crate::site::UNKNOWN))
+    }
 }
 
 /// Mod/ref of one call and what memory may look like after it.
@@ -166,7 +172,8 @@ impl CallResult {
     /// Whether the mod or ref set has the `unknown` object (see `Target::Unknown`).
     pub fn touches_unknown(abs: &AbstractState, r: &CallResult) -> bool {
         r.modset.iter().chain(&r.refset).any(|l| {
-            matches!(l, ResLoc::Abs { obj, .. } if &*abs.objects[*obj as usize].site == crate::abstraction::UNKNOWN_SITE)
+            l.is_input_unknown()
+                || matches!(l, ResLoc::Abs { obj, .. } if &*abs.objects[*obj as usize].site == crate::abstraction::UNKNOWN_SITE)
         })
     }
 
@@ -464,17 +471,23 @@ impl<'p> CallAnalysis<'p> {
     /// Whether an indirect call of a live function may call through the `unknown` object.
     fn calls_unknown(&self, abs: &AbstractState) -> bool {
         let s = &self.analysis.solver;
-        let Some(u) = abs
+        let range = abs
             .objects
             .iter()
             .position(|o| &*o.site == crate::abstraction::UNKNOWN_SITE)
-        else {
+            .map(|u| s.field_range(self.obj_map[u]));
+        // The call's own `klee_make_symbolic` makes input addresses (`Effect::Symbolic`).
+        let input = s.unknown_input.map(|u| s.objs[u as usize].base);
+        if range.is_none() && input.is_none() {
             return false;
-        };
-        let range = s.field_range(self.obj_map[u]);
+        }
         s.prog.calls.iter().any(|c| match c.callee {
             crate::facts::Callee::Indirect(v) if s.live[c.caller as usize] => {
-                s.points_to(v).range_cardinality(range.start..range.end) > 0
+                let p = s.points_to(v);
+                range
+                    .as_ref()
+                    .is_some_and(|r| p.range_cardinality(r.start..r.end) > 0)
+                    || input.is_some_and(|b| p.contains(b))
             }
             _ => false,
         })

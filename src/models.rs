@@ -24,6 +24,11 @@ pub enum Effect {
     RetStatic,
     /// Writes / reads the objects argument i points to.
     Mod(usize),
+    /// Writes the objects argument i points to with input (`klee_make_symbolic`): a cell
+    /// of theirs read as a pointer may then hold any address. Their contents point to the
+    /// `unknown` object, which points to itself, as a state's symbolic pointer-typed cell
+    /// is read (`Target::Unknown`): a set that names it says "anything".
+    Symbolic(usize),
     /// Ends the objects argument i points to (`free`): a write of all their bytes for
     /// mod/ref, and the call's may-free set (chopping recovers a skipped call before a
     /// write into an object it may have freed).
@@ -493,7 +498,7 @@ static MODELS: &[(&str, &[Effect])] = &[
     ("isblank", NOTHING),
     ("isgraph", NOTHING),
     // KLEE's intrinsics, so that drivers written for KLEE analyse statically too.
-    ("klee_make_symbolic", &[Mod(0), Ref(2)]),
+    ("klee_make_symbolic", &[Symbolic(0), Ref(2)]),
     ("klee_assume", NOTHING),
     ("klee_int", READ0),
     ("klee_range", READ0),

@@ -105,8 +105,10 @@ impl Answer {
             .iter()
             .position(|o| &*o.site == UNKNOWN_SITE)
             .map(|i| i as u32);
-        let names_unknown =
-            |set: &[ResLoc]| unknown_obj.is_some_and(|u| in_set_unique(set, u, None));
+        let names_unknown = |set: &[ResLoc]| {
+            unknown_obj.is_some_and(|u| in_set_unique(set, u, None))
+                || set.iter().any(ResLoc::is_input_unknown)
+        };
         let writes_unknown = names_unknown(&r.modset) || r.calls_unknown;
         let reads_unknown = names_unknown(&r.refset);
         let unknown =
@@ -150,15 +152,22 @@ impl Answer {
             ]
             .map(set),
             points_to,
+            calls_through_input(a)[f as usize],
         )
     }
 
-    /// A whole-program answer of `f` from its mod, ref and free sets.
+    /// A whole-program answer of `f` from its mod, ref and free sets; `calls_unknown`: it
+    /// may call through an input address (`Effect::Symbolic`).
     fn whole_program_from(
         f: FuncId,
         [modset, refset, freeset]: [Vec<ResLoc>; 3],
         points_to: Option<Arc<ValueSets>>,
+        calls_unknown: bool,
     ) -> Answer {
+        // Input addresses may point anywhere: a call that writes through one may write
+        // anything, as a state's `unknown` says (`Answer::new`).
+        let writes_unknown = calls_unknown || modset.iter().any(ResLoc::is_input_unknown);
+        let reads_unknown = refset.iter().any(ResLoc::is_input_unknown);
         Answer {
             uids: FxHashMap::default(),
             layouts: Vec::new(),
@@ -166,10 +175,10 @@ impl Answer {
             refset,
             freeset,
             points_to: points_to.unwrap_or_default(),
-            writes_unknown: false,
-            reads_unknown: false,
+            writes_unknown,
+            reads_unknown,
             unknown_obj: None,
-            unknown: false,
+            unknown: writes_unknown || reads_unknown,
             post: None,
             whole_program: true,
             calls: Vec::new(),
@@ -230,6 +239,9 @@ pub struct WholeProgramAnswers {
     /// of a whole-program answer needs it, and chopping asks which functions a call reaches.
     pub callees: Vec<Vec<FuncId>>,
     points_to: Option<Arc<ValueSets>>,
+    /// By function: it may call through an input address (`Effect::Symbolic`), itself or
+    /// in what it calls.
+    calls_unknown: Vec<bool>,
     answers: Vec<std::cell::OnceCell<Arc<Answer>>>,
 }
 
@@ -259,6 +271,7 @@ impl WholeProgramAnswers {
             locs,
             callees: a.solver.callees.clone(),
             points_to: points_to.then(|| Answer::whole_program_points_to(a)),
+            calls_unknown: calls_through_input(a),
             answers: (0..n).map(|_| Default::default()).collect(),
         }
     }
@@ -285,6 +298,7 @@ impl WholeProgramAnswers {
                 f,
                 [set(m), set(r), set(fr)],
                 self.points_to.clone(),
+                self.calls_unknown[f as usize],
             ))
         });
         Some(a.clone())
@@ -294,6 +308,47 @@ impl WholeProgramAnswers {
     pub fn made(&self) -> usize {
         self.answers.iter().filter(|c| c.get().is_some()).count()
     }
+}
+
+/// By function: whether it, or a function it calls, makes an indirect call through a
+/// pointer that may hold an input address (`Effect::Symbolic`'s `unknown` object): such a
+/// call may run anything.
+fn calls_through_input(a: &crate::analysis::Analysis) -> Vec<bool> {
+    let s = &a.solver;
+    let n = a.prog().functions.len();
+    let mut flagged = vec![false; n];
+    let Some(u) = s.unknown_input else {
+        return flagged;
+    };
+    let ub = s.objs[u as usize].base;
+    let mut work = Vec::new();
+    for c in &s.calls {
+        if let crate::facts::Callee::Indirect(v) = c.callee {
+            let g = c.caller as usize;
+            if g < n && !flagged[g] && s.points_to(v).contains(ub) {
+                flagged[g] = true;
+                work.push(g);
+            }
+        }
+    }
+    // Callers of a flagged function are flagged: their sets include its effects.
+    let mut callers = vec![Vec::new(); n];
+    for (f, cs) in s.callees.iter().enumerate().take(n) {
+        for &g in cs {
+            if (g as usize) < n {
+                callers[g as usize].push(f);
+            }
+        }
+    }
+    while let Some(g) = work.pop() {
+        for &f in &callers[g] {
+            if !flagged[f] {
+                flagged[f] = true;
+                work.push(f);
+            }
+        }
+    }
+    flagged
 }
 
 /// A solver location as a result location: a program object's by id, the solver's own
@@ -440,6 +495,7 @@ impl Answer {
             || self
                 .unknown_obj
                 .is_some_and(|u| in_set_unique(set, u, None))
+            || set.iter().any(ResLoc::is_input_unknown)
         {
             return Some(Pointed::Unknown);
         }

@@ -186,6 +186,8 @@ pub struct Reference<'p> {
     memcopy_index: BTreeMap<MemCopyOrigin, usize>,
     pub sweeps: usize,
     changed: bool,
+    /// The `unknown` object of input addresses (`Solver::unknown_object`), once made.
+    pub unknown_input: Option<ObjId>,
 }
 
 impl<'p> Reference<'p> {
@@ -233,6 +235,7 @@ impl<'p> Reference<'p> {
             memcopy_index: BTreeMap::new(),
             sweeps: 0,
             changed: false,
+            unknown_input: None,
         };
         // Solver::with_init: the initialisers seed memory.
         for &(o, off, t, toff) in &prog.init {
@@ -904,6 +907,51 @@ impl<'p> Reference<'p> {
                                 deep: false,
                                 free: true,
                             },
+                        );
+                    }
+                }
+                Effect::Symbolic(i) => {
+                    if let Some(a) = arg(i) {
+                        self.add_access(
+                            caller,
+                            RAccess {
+                                ptr: a,
+                                size: None,
+                                write: true,
+                                deep: false,
+                                free: false,
+                            },
+                        );
+                        // `Solver`'s: what `unknown` holds (itself) into every cell.
+                        let u = match self.unknown_input {
+                            Some(u) => u,
+                            None => {
+                                self.objects.push(Object {
+                                    label: crate::site::UNKNOWN.into(),
+                                    kind: ObjKind::Heap,
+                                    layout: None,
+                                    owner: None,
+                                    func: None,
+                                    readonly: false,
+                                });
+                                let u = (self.objects.len() - 1) as ObjId;
+                                self.add_mem_all((u, 0), [(u, 0)].into_iter().collect());
+                                self.unknown_input = Some(u);
+                                self.changed = true;
+                                u
+                            }
+                        };
+                        let t = Var::Model { call: c, effect: k };
+                        self.add_pts(t, (u, 0));
+                        self.memcopy_instance(
+                            MemCopyOrigin::Model {
+                                call: c,
+                                target: g,
+                                effect: k,
+                            },
+                            a,
+                            t,
+                            None,
                         );
                     }
                 }

@@ -289,14 +289,16 @@ pub fn colours(prog: &Program, objects: Objects<'_>, sets: &ValueSets) -> WitCol
         for w in &f.writes {
             let Some(set) = sets.get(w.ptr) else { continue };
             let mut first = None;
-            if set
-                .iter()
-                .any(|l| matches!(l, ResLoc::Abs { obj, .. } if Some(*obj) == unknown_obj))
-            {
+            // The state's `unknown`, or the one a model made for input addresses.
+            let is_unknown = |l: &ResLoc| {
+                l.is_input_unknown()
+                    || matches!(l, ResLoc::Abs { obj, .. } if Some(*obj) == unknown_obj)
+            };
+            if set.iter().any(is_unknown) {
                 unknown_writes += 1;
             }
             for l in set {
-                if matches!(l, ResLoc::Abs { obj, .. } if Some(*obj) == unknown_obj) {
+                if is_unknown(l) {
                     continue;
                 }
                 for i in c.written(l, w.size) {

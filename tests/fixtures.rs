@@ -263,7 +263,8 @@ fixtures!(
     klee,
     inittables,
     free,
-    hooks
+    hooks,
+    symbolic
 );
 
 #[test]
@@ -288,6 +289,7 @@ fn every_fixture_is_listed() {
         "inittables",
         "free",
         "hooks",
+        "symbolic",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();

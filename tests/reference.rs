@@ -43,6 +43,8 @@ enum VarDesc {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum ObjKey {
     Prog(ObjId),
+    /// The `unknown` object of input addresses (`Effect::Symbolic`).
+    InputUnknown,
     /// Made by a model at program call c (which had no `heap` object).
     AtCall(CallId),
     /// Made by a model at a call the solver made: (caller, line, direct callee or callee
@@ -107,6 +109,9 @@ fn solver_facts(prog: &Program, s: &Solver, mr: &ModRef) -> Facts {
     let mut key_of: Vec<Option<ObjKey>> = (0..s.objs.len())
         .map(|o| (o < nprog).then_some(ObjKey::Prog(o as ObjId)))
         .collect();
+    if let Some(u) = s.unknown_input {
+        key_of[u as usize] = Some(ObjKey::InputUnknown);
+    }
     for (c, call) in s.calls.iter().enumerate() {
         let Some(h) = call.heap else { continue };
         if (h as usize) < nprog {
@@ -177,6 +182,9 @@ fn ref_facts(prog: &Program, r: &Reference, mr: &RefModRef) -> Facts {
     let obj_key = |o: ObjId| -> ObjKey {
         if (o as usize) < nprog {
             return ObjKey::Prog(o);
+        }
+        if Some(o) == r.unknown_input {
+            return ObjKey::InputUnknown;
         }
         let c = r.site_call[&o];
         if c < prog.calls.len() {

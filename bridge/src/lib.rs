@@ -257,8 +257,8 @@ pub mod ffi {
         type PendingPosts;
         fn pending_new() -> Box<PendingPosts>;
         /// Add the answer of a pending skipped call, the oldest first. False when it has
-        /// no post-state (its analysis failed, or kept none): an analysis given this list
-        /// then fails, conservatively.
+        /// no post-state (its analysis failed, or was a whole-program answer): an analysis
+        /// given this list cannot join it, and gets the fallback's answer.
         fn pending_add(p: &mut PendingPosts, a: &CallAnswer) -> bool;
         /// A pending skipped call whose analysis failed (no answer at all).
         fn pending_add_failed(p: &mut PendingPosts);
@@ -570,10 +570,22 @@ impl Engine {
             .get_or_init(|| {
                 let session = self.session.as_ref()?;
                 let t = std::time::Instant::now();
+                // Points-to sets for SPA mode's clients only: a past-sensitive run's
+                // fallback answers have none (resolution resolves those calls as KLEE
+                // does), which spares chopping runs with resolution the whole program's
+                // sets, made at the start for the call graph.
+                let points_to = self.spa && session.options().points_to;
                 let w = catch_unwind(AssertUnwindSafe(|| {
                     let a = pspa::analysis::analyze(&session.prog);
-                    WholeProgramAnswers::new(&a, session.options().points_to)
+                    WholeProgramAnswers::new(&a, points_to)
                 }));
+                // The solve's sets are freed, but glibc keeps their small chunks in the
+                // heap: on SQLite, 480 MB that KLEE's own growth then came on top of (peak
+                // RSS 2.1x KLEE alone's). Give them back.
+                // SAFETY: malloc_trim only releases free memory of the allocator's arenas.
+                unsafe {
+                    libc::malloc_trim(0);
+                }
                 self.whole_micros.set(t.elapsed().as_micros() as u64);
                 w.ok()
             })
@@ -756,7 +768,8 @@ fn engine_analyze(
         e.failures += 1;
     }
     if let Some(a) = &answer {
-        rep.answer_bytes = a.heap_bytes();
+        // A whole-program answer is shared by every call of its function: not this call's.
+        rep.answer_bytes = if rep.whole_program { 0 } else { a.heap_bytes() };
         e.answers += 1;
         e.answer_bytes += rep.answer_bytes as u64;
         e.answer_bytes_max = e.answer_bytes_max.max(rep.answer_bytes as u64);
@@ -1162,6 +1175,11 @@ fn wit(
     json: &str,
     csv: &str,
 ) -> anyhow::Result<(ffi::WitReport, (Answer, pspa::wit::WitColours))> {
+    let whole_of = |e: &Engine| {
+        let s = e.session.as_ref();
+        s.and_then(|s| s.prog.site_functions.get(&function).copied())
+            .and_then(|f| e.whole_answer(f))
+    };
     let spa = e.spa;
     let spa_answer = if spa {
         let s = e.session.as_ref();
@@ -1178,6 +1196,7 @@ fn wit(
     let Some(&f) = session.prog.site_functions.get(&function) else {
         anyhow::bail!("unknown function")
     };
+    let mut message = String::new();
     let (answer, colours) = if spa {
         let c = pspa::wit::whole_program(&session.prog);
         let Some(a) = spa_answer else {
@@ -1186,14 +1205,30 @@ fn wit(
         ((*a).clone(), c)
     } else {
         let globals = state_globals(&mut e.globals, state, session);
-        let posts = pending.posts()?;
-        session.wit_at(
-            &mut |sess, g, what| {
-                let st = KleeState::new(state, sess, f, globals);
-                pspa::session::fetch(&st, sess.roots(), g, what)
-            },
-            &posts,
-        )?
+        let posts = pending.posts();
+        let past = posts.and_then(|posts| {
+            session.wit_at(
+                &mut |sess, g, what| {
+                    let st = KleeState::new(state, sess, f, globals);
+                    pspa::session::fetch(&st, sess.roots(), g, what)
+                },
+                &posts,
+            )
+        });
+        match past {
+            Ok(r) => r,
+            // As for an analysed call (`engine_analyze`): the whole program's colours,
+            // which cover every state, when the past-sensitive ones cannot be computed.
+            Err(err) if e.fallback => {
+                let c = pspa::wit::whole_program(&e.session.as_ref().expect("checked above").prog);
+                let Some(a) = whole_of(e) else {
+                    return Err(err.context("and the whole-program analysis failed"));
+                };
+                message = format!("whole-program colours: {err:#}");
+                ((*a).clone(), c)
+            }
+            Err(err) => return Err(err),
+        }
     };
     let t = &colours.tables;
     if !json.is_empty() {
@@ -1208,7 +1243,7 @@ fn wit(
         heap_colours: t.heap_colours as u64,
         writes: t.stores.len() as u64,
         unknown_writes: t.unknown_writes as u64,
-        message: String::new(),
+        message,
     };
     Ok((rep, (answer, colours)))
 }

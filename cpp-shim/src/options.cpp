@@ -118,8 +118,8 @@ cl::opt<unsigned long long> PspaTrialWork(
     cl::desc("The first time a solve of a function needs more than this many points-to "
              "elements, the call gets --pspa-fallback's answer (counted as over the work budget) and the "
              "function's later calls get --pspa-max-work: a function called once that "
-             "needs a solve of most of the program (main, a driver loop) fails for a tenth "
-             "of the cost (default 2000000; 0, or not below --pspa-max-work: off)"),
+             "needs a solve of most of the program (main, a driver loop) goes over the budget "
+             "for a tenth of the cost (default 2000000; 0, or not below --pspa-max-work: off)"),
     cl::init(2000000ULL), cl::cat(klee::MiscCat));
 
 cl::opt<Fallback> PspaFallback(

@@ -15,7 +15,8 @@ namespace pspa_plugin {
 void CallLog::record(klee::InterpreterHandler &handler, const std::string &fn, unsigned line,
                      const pspa::CallReport &r) {
   ++seen;
-  if (r.ok) {
+  // The averages are the past-sensitive analysis' own: whole-program fallbacks left out.
+  if (r.ok && !r.whole_program) {
     Average &a = averages[fn];
     a.mod += r.mod_stripped;
     a.ref += r.ref_stripped;
@@ -74,12 +75,12 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << " over the work budget";
     if (s.over_trial)
       llvm::errs() << ", " << s.over_trial << " of them the first of their function over the trial budget";
-    llvm::errs() << "; whole-program analysis " << format("%.3f", s.whole_program_micros / 1e6) << " s, answers of "
-                 << s.whole_program_functions << " functions)\n";
+    llvm::errs() << "; whole-program analysis " << format("%.3f", s.whole_program_micros / 1e6)
+                 << " s, functions answered = " << s.whole_program_functions << ")\n";
   }
   if (t.joined)
     llvm::errs() << "KLEE: done: pspa analyses joined with pending skips' post-states = " << t.joined
-                 << " (failed for want of one = " << t.joinFailures << ")\n";
+                 << " (not joined for want of one = " << t.joinFailures << ")\n";
   llvm::errs() << "KLEE: done: pspa time = " << format("%.3f", t.seconds) << " s ("
                << format("%.2f", t.runSeconds > 0 ? 100.0 * t.seconds / t.runSeconds : 0.0) << "% of the run)\n";
   if (verbose) {
@@ -122,6 +123,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"over_budget", s.over_budget},
                                         {"over_trial", s.over_trial},
                                         {"given_up", t.givenUp},
+                                        {"fallback", t.fallback},
                                         {"whole_program_calls", s.whole_program_calls},
                                         {"whole_program_functions", s.whole_program_functions},
                                         {"whole_program_s", s.whole_program_micros / 1e6},

@@ -74,6 +74,12 @@ def calls(path):
         return [r for r in csv.DictReader(line for line in f if not line.startswith("#"))]
 
 
+def answered(row):
+    """A pspa-calls.csv row the analysis itself answered: not failed, and not given the
+    whole-program answer by the fallback (`whole_program`, absent before the fallback)."""
+    return row["ok"] == "1" and row.get("whole_program", "0") != "1"
+
+
 class Stats:
     """A run's pspa-stats.json (pspa.stats/1: every counter of the plugin's done lines,
     typed). `stats["check"]["outside"]`: a missing section or key stops the table with
@@ -147,8 +153,8 @@ def run(res, prog, name, plugin):
         path = os.path.join(d, "klee", "pspa-calls.csv")
         rows = calls(path) if os.path.exists(path) else []
         r["rows"] = rows
-        hits = [int(x["micros"]) for x in rows if x["ok"] == "1" and x["reused"] == "1"]
-        misses = [int(x["micros"]) for x in rows if x["ok"] == "1" and x["reused"] == "0"]
+        hits = [int(x["micros"]) for x in rows if answered(x) and x["reused"] == "1"]
+        misses = [int(x["micros"]) for x in rows if answered(x) and x["reused"] == "0"]
         r["hit_us"] = statistics.median(hits) if hits else None
         r["miss_us"] = statistics.median(misses) if misses else None
     return r
@@ -276,8 +282,8 @@ def table1(res, progs):
         n = min(len(spa["rows"]), len(pspa["rows"]))
         if [r["function"] for r in spa["rows"][:n]] != [r["function"] for r in pspa["rows"][:n]]:
             sys.exit(f"{p}: the SPA and PSPA runs analysed different calls")
-        ok = [r for r in pspa["rows"][:n] if r["ok"] == "1"]
-        same = [s for s, q in zip(spa["rows"][:n], pspa["rows"][:n]) if q["ok"] == "1"]
+        ok = [r for r in pspa["rows"][:n] if answered(r)]
+        same = [s for s, q in zip(spa["rows"][:n], pspa["rows"][:n]) if answered(q)]
         mean = lambda rs, k: statistics.mean(int(r[k]) for r in rs) if rs else None  # noqa: E731
         svf = weighted(ok, json.load(open(os.path.join(res, "runs", p, "svf.json"))))
         blind = weighted(ok, json.load(open(os.path.join(res, "runs", p, "spa-blind-spots.json"))))
@@ -294,7 +300,8 @@ def table1(res, progs):
         plot.append((p, row[4:10]))
     per_function(res, progs)
     notes = ("Averages over the analysed calls that succeeded (DFS, the same instruction budget in "
-             "both modes), uniqueness stripped. SVF and \"SVF's blind spots\" are whole-program sets "
+             "both modes), uniqueness stripped; `failed` counts the PSPA calls without an answer of their "
+             "own (failed, or given the whole-program answer by --pspa-fallback). SVF and \"SVF's blind spots\" are whole-program sets "
              "of the module KLEE ran, weighted by the same calls.\n")
     write(res, "table1", header, rows, notes)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -320,7 +327,7 @@ def per_function(res, progs, top=8):
     for p in progs:
         docs = {k: json.load(open(os.path.join(res, "runs", p, f"{k}.json")))["functions"]
                 for k in ("spa", "svf", "spa-blind-spots")}
-        calls_ = [r for r in run(res, p, "pspa-dfs", True)["rows"] if r["ok"] == "1"]
+        calls_ = [r for r in run(res, p, "pspa-dfs", True)["rows"] if answered(r)]
         by = {}
         for r in calls_:
             by.setdefault(r["function"], []).append(r)
@@ -391,14 +398,17 @@ def time_split(st):
     an = st["analysis"]
     trial = (f", {an['over_trial']} of them the first of their function over the trial budget"
              if an.get("over_trial", 0) else "")
-    whole = an.get("whole_program_calls", 0)
-    if whole or (an["over_budget"] and an.get("whole_program_s", None) is not None):
-        # As the plugin prints it under --pspa-fallback=whole-program (the default).
-        fallback = (f"; whole-program answers = {whole} ({an['over_budget']} over the work budget{trial}; "
-                    f"whole-program analysis {an.get('whole_program_s', 0.0):.3f} s)")
+    # As the plugin prints it: under --pspa-fallback=whole-program (the default; runs made
+    # before it have no `fallback`) calls over the budget are whole-program answers.
+    if an.get("fallback", False):
+        whole = an["whole_program_calls"]
+        line = (f"pspa failures = {an['failures']}; whole-program answers = {whole} ({an['over_budget']} over "
+                f"the work budget{trial}; whole-program analysis {an['whole_program_s']:.3f} s)"
+                if whole or an["over_budget"] else f"pspa failures = {an['failures']}")
     else:
-        fallback = ""
-    return [f"pspa failures = {an['failures']}{fallback}",
+        over = f" ({an['over_budget']} over the work budget{trial})" if an["over_budget"] else ""
+        line = f"pspa failures = {an['failures']}{over}"
+    return [line,
             f"pspa time: reading = {an['read_s']:.3f} s, checking = {an['check_s']:.3f} s, solving = "
             f"{an['solve_s']:.3f} s ({an['solver_runs']} solver runs)",
             f"pspa projection: objects met = {an['objects_met']}, read = {an['objects_read']}, "
@@ -481,7 +491,7 @@ def check(res, pairs):
         p, name = pair.split(":")
         r = run(res, p, name, True)
         c, an = r["stats"]["check"], r["stats"]["analysis"]
-        sizes = [int(x["answer_bytes"]) for x in r["rows"] if x["ok"] == "1"]
+        sizes = [int(x["answer_bytes"]) for x in r["rows"] if answered(x)]
         what = {"check": "library", "check-pt": "library", "check-all": "all functions",
                 "check-chop": "library, chopped (skip set 0)"}[name]
         rows.append([p, what, "yes" if name == "check-pt" else "no", "no" if r["timed_out"] else "yes", r["instructions"],

@@ -99,7 +99,7 @@ def fake_run(d, wall, instructions, rss_mb, share=None, timed_out=False, calls=N
     if share is not None:
         n = len(calls or [])
         an = {"calls": n, "analyses": max(n - 1, 0), "reused": 1, "invocations": 2, "failures": 0, "over_budget": 0,
-              "whole_program_calls": sum(c[3] for c in calls or []), "whole_program_s": 1.5,
+              "fallback": True, "whole_program_calls": sum(c[3] for c in calls or []), "whole_program_s": 1.5,
               "time_s": wall * share / 100, "run_s": wall, "read_s": 1.0, "check_s": 0.1, "solve_s": 2.0,
               "solver_runs": 10, "objects_met": 10, "objects_read": 5, "fetch_rounds": 2}
         with open(os.path.join(d, "klee", "pspa-stats.json"), "w") as f:

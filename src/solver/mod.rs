@@ -185,6 +185,8 @@ pub struct Solver<'p> {
     pub ext: Node,
     /// Unknown code's read and write of everything escaped are in its accesses.
     ext_accesses: bool,
+    /// The `unknown` object of input addresses, once a model made it (`unknown_object`).
+    pub unknown_input: Option<ObjId>,
     escaped: Vec<bool>,
     /// Field-insensitive objects: unknown type, or collapsed after an unknown offset.
     fi: Vec<bool>,
@@ -276,6 +278,7 @@ impl<'p> Solver<'p> {
             frees: vec![Vec::new(); nf + 1],
             ext: 0,
             ext_accesses: false,
+            unknown_input: None,
             escaped: Vec::new(),
             fi: Vec::new(),
             noncanon: RoaringBitmap::new(),

@@ -16,6 +16,26 @@ impl<'p> Solver<'p> {
         n
     }
 
+    /// The `unknown` object of input addresses (`Effect::Symbolic`), made at the first
+    /// need: field-insensitive, pointing to itself, so that what is loaded through it is it.
+    pub(super) fn unknown_object(&mut self) -> ObjId {
+        if let Some(u) = self.unknown_input {
+            return u;
+        }
+        let u = self.add_object(Object {
+            label: crate::site::UNKNOWN.into(),
+            kind: ObjKind::Heap,
+            layout: None,
+            owner: None,
+            func: None,
+            readonly: false,
+        });
+        let ub = self.objs[u as usize].base;
+        self.add_pts(ub, ub);
+        self.unknown_input = Some(u);
+        u
+    }
+
     /// The object a model allocates at call site c (made lazily for synthetic calls).
     fn site_object(&mut self, c: CallId, call: &CallSite) -> ObjId {
         if let Some(h) = call.heap {
@@ -186,6 +206,24 @@ impl<'p> Solver<'p> {
                             false,
                         ));
                         self.frees[caller].push(a);
+                    }
+                }
+                Effect::Symbolic(i) => {
+                    if let Some(a) = arg(i) {
+                        self.accesses[caller].push((
+                            Access {
+                                ptr: a,
+                                size: None,
+                                write: true,
+                            },
+                            false,
+                        ));
+                        // Every cell of the objects gets what `unknown` holds: itself.
+                        let u = self.unknown_object();
+                        let t = self.model_var(c, k as u32);
+                        let ub = self.objs[u as usize].base;
+                        self.add_pts(t, ub);
+                        self.add_memcopy(a, t, None);
                     }
                 }
                 Effect::Mod(i) | Effect::Ref(i) | Effect::ModDeep(i) | Effect::RefDeep(i) => {

@@ -100,6 +100,9 @@ void WitClient::compute(pspa::Engine &engine, const pspa::StateView &view, const
     return;
   }
   point = f->getName().str();
+  if (!std::string(result.message).empty())
+    klee::klee_warning("pspa wit: the past-sensitive colours at the call of %s could not be computed; %s",
+                       f->getName().str().c_str(), std::string(result.message).c_str());
   klee::klee_message("pspa wit: colours computed at the call of %s: %llu (heap %llu)", f->getName().str().c_str(),
                      (unsigned long long)result.colours, (unsigned long long)result.heap_colours);
   // The heap objects the state already has, in allocation order, begin the path's
