@@ -1,7 +1,8 @@
 // A pointer-typed cell KLEE made symbolic may hold any address. Past-sensitively, the
 // state's symbolic cell is the `unknown` target, so put()'s answer may write anything. The
-// whole-program fallback answers the same: klee_make_symbolic's object holds the `unknown`
-// object (Effect::Symbolic), so put's whole-program mod set names it. With a budget of one
+// whole-program fallback answers the same: klee_make_symbolic of an object with a pointer
+// field makes it hold the `unknown` object (Effect::Symbolic), so put's whole-program mod
+// set names it. With a budget of one
 // element put's call gets that answer, and the check finds every access of it inside: the
 // store through the symbolic v.p, which KLEE resolves to each object it may hit (a, b, v).
 // (When klee_make_symbolic was a plain write, put's whole-program mod set was empty and

@@ -24,8 +24,9 @@ pub enum Effect {
     RetStatic,
     /// Writes / reads the objects argument i points to.
     Mod(usize),
-    /// Writes the objects argument i points to with input (`klee_make_symbolic`): a cell
-    /// of theirs read as a pointer may then hold any address. Their contents point to the
+    /// Writes the objects argument i points to with input (`klee_make_symbolic` of an
+    /// object with pointer-typed cells, `SYMBOLIC_POINTERS`): a cell of theirs read as a
+    /// pointer may then hold any address. Their contents point to the
     /// `unknown` object, which points to itself, as a state's symbolic pointer-typed cell
     /// is read (`Target::Unknown`): a set that names it says "anything".
     Symbolic(usize),
@@ -72,6 +73,9 @@ const NOTHING: &[Effect] = &[];
 const READ0: &[Effect] = &[Ref(0)];
 const READ01: &[Effect] = &[Ref(0), Ref(1)];
 const WRITE0: &[Effect] = &[Mod(0)];
+/// `klee_make_symbolic` of an object whose cells hold pointers (the front end's choice):
+/// they may then hold any address.
+pub const SYMBOLIC_POINTERS: &[Effect] = &[Symbolic(0), Ref(2)];
 const STRCPY: &[Effect] = &[RetArg(0), Mod(0), Ref(0), Ref(1)];
 const MEMCPY: &[Effect] = &[RetArg(0), Mod(0), Ref(1), Copy(0, 1)];
 /// mempcpy returns dst + n: a pointer into dst, not dst itself.
@@ -498,7 +502,9 @@ static MODELS: &[(&str, &[Effect])] = &[
     ("isblank", NOTHING),
     ("isgraph", NOTHING),
     // KLEE's intrinsics, so that drivers written for KLEE analyse statically too.
-    ("klee_make_symbolic", &[Symbolic(0), Ref(2)]),
+    // Input into an object with pointer-typed cells: `SYMBOLIC_POINTERS`, chosen per call
+    // by the front end from the object's type.
+    ("klee_make_symbolic", &[Mod(0), Ref(2)]),
     ("klee_assume", NOTHING),
     ("klee_int", READ0),
     ("klee_range", READ0),
