@@ -579,13 +579,6 @@ impl Engine {
                     let a = pspa::analysis::analyze(&session.prog);
                     WholeProgramAnswers::new(&a, points_to)
                 }));
-                // The solve's sets are freed, but glibc keeps their small chunks in the
-                // heap: on SQLite, 480 MB that KLEE's own growth then came on top of (peak
-                // RSS 2.1x KLEE alone's). Give them back.
-                // SAFETY: malloc_trim only releases free memory of the allocator's arenas.
-                unsafe {
-                    libc::malloc_trim(0);
-                }
                 self.whole_micros.set(t.elapsed().as_micros() as u64);
                 w.ok()
             })
