@@ -1,10 +1,10 @@
 // The trial budget (--pspa-trial-work, SessionOptions::trial_work): the first solve of a
-// function that needs more than it fails, and the function's later calls get the whole
-// --pspa-max-work.
+// function that needs more than it is given up (the call gets --pspa-fallback's answer),
+// and the function's later calls get the whole --pspa-max-work.
 // RUN: %clang %s -o %t.bc
 // RUN: rm -rf %t.trial %t.off %t.whole %t.unknown
 // tail_of is called three times on the same 8-node list. A trial budget of one element
-// stops its first solve (any solve offers more than one element): that call fails, over
+// stops its first solve (any solve offers more than one element): that call goes over
 // the work budget, as the first of its function over the trial budget. The second call
 // has the whole (default) budget and is solved; the third finds the state unchanged.
 // The first call gets tail_of's whole-program answer instead (--pspa-fallback's default),

@@ -50,6 +50,9 @@ pub struct Answer {
     /// the whole program's call graph gives (`whole_program_calls`).
     calls: Vec<FuncId>,
     whole_program_of: Option<FuncId>,
+    /// The call may call through a value that may point anywhere (`unknown`): it may run
+    /// any function (`may_call_any`).
+    calls_unknown: bool,
 }
 
 /// A live object of a state, as a client sees it.
@@ -132,6 +135,7 @@ impl Answer {
             whole_program: false,
             calls: r.calls,
             whole_program_of: None,
+            calls_unknown: r.calls_unknown,
         }
     }
 
@@ -183,6 +187,7 @@ impl Answer {
             whole_program: true,
             calls: Vec::new(),
             whole_program_of: Some(f),
+            calls_unknown,
         }
     }
 
@@ -201,6 +206,9 @@ impl Answer {
     /// Whether the call may run or call any of `fs` (one walk of the call graph for a
     /// whole-program answer, whatever the number of functions asked about).
     pub fn may_call_any(&self, fs: &[FuncId], callees: &[Vec<FuncId>]) -> bool {
+        if self.calls_unknown {
+            return true;
+        }
         let whole;
         let calls = match self.whole_program_of {
             Some(from) => {
@@ -242,6 +250,10 @@ pub struct WholeProgramAnswers {
     /// By function: it may call through an input address (`Effect::Symbolic`), itself or
     /// in what it calls.
     calls_unknown: Vec<bool>,
+    /// Some code may store an address through an input address: it may land in any
+    /// object, where the whole-program sets do not have it, so no whole-program answer
+    /// can be trusted (each says "anything").
+    poisoned: bool,
     answers: Vec<std::cell::OnceCell<Arc<Answer>>>,
 }
 
@@ -272,6 +284,7 @@ impl WholeProgramAnswers {
             callees: a.solver.callees.clone(),
             points_to: points_to.then(|| Answer::whole_program_points_to(a)),
             calls_unknown: calls_through_input(a),
+            poisoned: stores_through_input(a),
             answers: (0..n).map(|_| Default::default()).collect(),
         }
     }
@@ -298,7 +311,8 @@ impl WholeProgramAnswers {
                 f,
                 [set(m), set(r), set(fr)],
                 self.points_to.clone(),
-                self.calls_unknown[f as usize],
+                // An address stored where the sets do not have it may be a function's too.
+                self.calls_unknown[f as usize] || self.poisoned,
             ))
         });
         Some(a.clone())
@@ -315,7 +329,9 @@ impl WholeProgramAnswers {
 /// call may run anything.
 fn calls_through_input(a: &crate::analysis::Analysis) -> Vec<bool> {
     let s = &a.solver;
-    let n = a.prog().functions.len();
+    // With unknown code (the last index): a callback it runs may call through one, and
+    // then so may every call of unknown code.
+    let n = a.prog().functions.len() + 1;
     let mut flagged = vec![false; n];
     let Some(u) = s.unknown_input else {
         return flagged;
@@ -349,6 +365,14 @@ fn calls_through_input(a: &crate::analysis::Analysis) -> Vec<bool> {
         }
     }
     flagged
+}
+
+/// Whether an address may be stored through an input address (the `unknown` object of
+/// `Effect::Symbolic` holds more than itself).
+fn stores_through_input(a: &crate::analysis::Analysis) -> bool {
+    let s = &a.solver;
+    s.unknown_input
+        .is_some_and(|u| s.points_to(s.objs[u as usize].base).len() > 1)
 }
 
 /// A solver location as a result location: a program object's by id, the solver's own
@@ -495,7 +519,11 @@ impl Answer {
             || self
                 .unknown_obj
                 .is_some_and(|u| in_set_unique(set, u, None))
-            || set.iter().any(ResLoc::is_input_unknown)
+            || set
+                .iter()
+                .rev()
+                .take_while(|l| matches!(l, ResLoc::Made(_)))
+                .any(ResLoc::is_input_unknown)
         {
             return Some(Pointed::Unknown);
         }

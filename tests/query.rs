@@ -1014,3 +1014,66 @@ fn a_whole_program_answer_that_writes_through_input_may_write_anything() {
     assert!(!get.may_read(&s.prog, &live("global:a"), None));
     assert!(!get.may_write(&s.prog, &live("global:a"), None));
 }
+
+/// Two ways an input address (`Effect::Symbolic`) reaches beyond the call that uses it,
+/// each on a program of its own. `poke` stores &a through one: in KLEE the store may land in
+/// any cell, g's included, where the whole-program sets do not have it, so `use_g`'s answer
+/// (g points nowhere statically) must say it may write anything, as every answer of that
+/// program does. `call` calls through one: it may run any function, `exit` included, which
+/// chopping asks before skipping a call (`may_call_any`).
+#[test]
+fn input_addresses_reach_past_their_own_calls() {
+    let dir = std::env::temp_dir().join(format!("pspa-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = "void klee_make_symbolic(void *p, unsigned long n, const char *name);\n";
+    let poke = dir.join("poke.c");
+    std::fs::write(
+        &poke,
+        format!(
+            "{head}struct s {{ int **pp; }};\nint a, b, *g;\nstruct s v;\n\
+             void poke(struct s *x) {{ *x->pp = &a; }}\nvoid use_g(void) {{ *g = 1; }}\n\
+             int main(void) {{ klee_make_symbolic(&v, sizeof v, \"v\"); poke(&v); use_g(); return b; }}\n"
+        ),
+    )
+    .unwrap();
+    let call = dir.join("call.c");
+    std::fs::write(
+        &call,
+        format!(
+            "{head}void exit(int);\nstruct t {{ void (*fn)(void); }};\nstruct t w;\nint b;\n\
+             void call(struct t *x) {{ x->fn(); }}\nvoid quiet(void) {{ b = 1; }}\n\
+             int main(void) {{ klee_make_symbolic(&w, sizeof w, \"w\"); call(&w); quiet(); if (b) exit(1); return 0; }}\n"
+        ),
+    )
+    .unwrap();
+    let s = Session::open(&poke, &Default::default(), Default::default()).unwrap();
+    let a = pspa::analysis::analyze(&s.prog);
+    let w = pspa::query::WholeProgramAnswers::new(&a, false);
+    let use_g = w.answer(s.prog.function_by_name("use_g").unwrap()).unwrap();
+    let a_obj = LiveObject {
+        id: 1,
+        site: Some(s.prog.object_by_label("global:a").unwrap()),
+        existed: false,
+    };
+    assert!(use_g.may_write(&s.prog, &a_obj, None));
+
+    let s = Session::open(&call, &Default::default(), Default::default()).unwrap();
+    let a = pspa::analysis::analyze(&s.prog);
+    let w = pspa::query::WholeProgramAnswers::new(&a, false);
+    let f = |n: &str| s.prog.function_by_name(n).unwrap();
+    let exit = f("exit");
+    assert!(w
+        .answer(f("call"))
+        .unwrap()
+        .may_call_any(&[exit], &w.callees));
+    // `quiet` meets no input address: it calls nothing, and writes b only.
+    let quiet = w.answer(f("quiet")).unwrap();
+    assert!(!quiet.may_call_any(&[exit], &w.callees));
+    let b_obj = LiveObject {
+        id: 1,
+        site: Some(s.prog.object_by_label("global:b").unwrap()),
+        existed: false,
+    };
+    assert!(quiet.may_write(&s.prog, &b_obj, None));
+    std::fs::remove_dir_all(&dir).ok();
+}

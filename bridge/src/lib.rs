@@ -159,7 +159,8 @@ pub mod ffi {
         miss_edges: u64,
         miss_no_iso: u64,
         solver_runs: u64,
-        /// Calls given up at the work budget (counted in failures too).
+        /// Calls over the work budget (failures, or whole-program answers under the
+        /// fallback).
         over_budget: u64,
         /// Of those, the first of their function over the trial budget.
         over_trial: u64,
@@ -761,11 +762,15 @@ fn engine_analyze(
         e.failures += 1;
     }
     if let Some(a) = &answer {
-        // A whole-program answer is shared by every call of its function: not this call's.
-        rep.answer_bytes = if rep.whole_program { 0 } else { a.heap_bytes() };
-        e.answers += 1;
-        e.answer_bytes += rep.answer_bytes as u64;
-        e.answer_bytes_max = e.answer_bytes_max.max(rep.answer_bytes as u64);
+        rep.unknown = a.unknown();
+        // A whole-program answer is shared by every call of its function: not this call's
+        // (nor counted among the answers made, whose bytes the done line averages).
+        if !rep.whole_program {
+            rep.answer_bytes = a.heap_bytes();
+            e.answers += 1;
+            e.answer_bytes += rep.answer_bytes as u64;
+            e.answer_bytes_max = e.answer_bytes_max.max(rep.answer_bytes as u64);
+        }
     }
     rep.micros = t.elapsed().as_micros() as u64;
     *report = rep;

@@ -129,7 +129,7 @@ cl::opt<Fallback> PspaFallback(
              "panics always give unknown (default: whole-program)"),
     cl::values(clEnumValN(Fallback::WholeProgram, "whole-program",
                           "its function's whole-program (SPA) answer: sound for every state, "
-                          "coarser; the whole-program analysis runs once, at the first such call"),
+                          "coarser; the whole-program analysis runs once per run, on first need"),
                clEnumValN(Fallback::Unknown, "unknown",
                           "no answer: the call counts as failed and every client treats it "
                           "as touching anything")),

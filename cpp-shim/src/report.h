@@ -51,7 +51,7 @@ struct AnalysisTotals {
   std::uint64_t calls = 0, failures = 0;
   /// Calls analysed for a client only and given up over its budget (CallAnalysis::overBudget).
   std::uint64_t givenUp = 0;
-  /// Analyses that joined pending skips' post-states, and those that failed for want of one.
+  /// Analyses that joined pending skips' post-states, and those that not joined for want of one.
   std::uint64_t joined = 0, joinFailures = 0;
   /// Recent answers given again: objects written since whose pointers were the same.
   std::uint64_t unchangedCompared = 0;

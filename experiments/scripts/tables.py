@@ -398,9 +398,10 @@ def time_split(st):
     an = st["analysis"]
     trial = (f", {an['over_trial']} of them the first of their function over the trial budget"
              if an.get("over_trial", 0) else "")
-    # As the plugin prints it: under --pspa-fallback=whole-program (the default; runs made
-    # before it have no `fallback`) calls over the budget are whole-program answers.
-    if an.get("fallback", False):
+    # As the plugin prints it: under --pspa-fallback=whole-program (the default) calls over
+    # the budget are whole-program answers. Runs made before `fallback` was written (the
+    # fallback's first commits) had it on when they counted whole-program answers.
+    if an.get("fallback", an.get("whole_program_calls", 0) > 0):
         whole = an["whole_program_calls"]
         line = (f"pspa failures = {an['failures']}; whole-program answers = {whole} ({an['over_budget']} over "
                 f"the work budget{trial}; whole-program analysis {an['whole_program_s']:.3f} s)"
