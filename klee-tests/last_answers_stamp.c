@@ -14,7 +14,7 @@
 // RUN: rm -rf %t.klee
 // RUN: %klee --kdalloc-quarantine=0 --pspa-check --pspa-stats --pspa-analyze=peek --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 4 (pspa)
-// CHECK: KLEE: done: pspa last answers: 2 calls answered without reading {{.*}}written since whose pointers were the same = 1)
+// CHECK: KLEE: done: pspa last answers: 2 calls answered without reading {{.*}}written since whose pointers were the same = 1; calls not kept, {{.*}} = 0)
 // CHECK: KLEE: done: pspa check: calls checked = 4, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // The third call met f through the box's word n (two objects projected: the box and f),
 // the first only the box; the second and fourth read nothing.

@@ -317,7 +317,7 @@ impl Session {
         };
         let max_work = own_budget.or(trial).or(self.options.max_work);
         let mut canon = None;
-        if self.options.reuse && !call.fresh && own_kind {
+        if self.options.reuse && !call.fresh && own_kind && self.cache.worth_lookup(abs.function) {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);
             let hit = self.cache.lookup(abs, &c, need_post);

@@ -322,6 +322,9 @@ pub struct ReuseStats {
     pub miss_objects: u64,
     pub miss_edges: u64,
     pub miss_other: u64,
+    /// Calls that did not look in the cache because their function's earlier lookups
+    /// almost never hit (`Yield`): no canonical form made, nothing cached.
+    pub low_yield_skips: u64,
 }
 
 impl ReuseStats {
@@ -351,13 +354,57 @@ impl ReuseStats {
         self.miss_objects += r.miss_objects;
         self.miss_edges += r.miss_edges;
         self.miss_other += r.miss_other;
+        self.low_yield_skips += r.low_yield_skips;
         self.update_ratio();
+    }
+}
+
+/// Whether a function's calls are worth looking up and caching, from what its lookups
+/// yielded so far. A lookup costs a canonical form of the state and, on a miss, a copy of
+/// the result in the cache; for a function whose calls never repeat a state (libtasn1's
+/// `_asn1_find_up` climbs from a new node at each call: 8 hits in 1,258) that is paid at
+/// every call for nothing, and its large entries push out other functions' entries. Such
+/// a function is looked up only at every `SAMPLE`th call, so that calls that start to
+/// repeat are found again (a sampled entry's hit counts like any other). Answers do not
+/// depend on it: a hit gives what a solve would (tests/reuse.rs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Yield {
+    /// Calls asked about, lookups made, and hits.
+    asked: u64,
+    tried: u64,
+    hits: u64,
+}
+
+impl Yield {
+    /// Lookups made before the rate counts.
+    pub const WARMUP: u64 = 64;
+    /// The least hit rate worth a lookup at every call: one in `MIN_RATE`.
+    pub const MIN_RATE: u64 = 32;
+    /// Below it, one call in `SAMPLE` is looked up.
+    pub const SAMPLE: u64 = 8;
+
+    /// Whether this call should look up (and cache); counts it as asked, and as tried if so.
+    pub fn try_now(&mut self) -> bool {
+        self.asked += 1;
+        let worth = self.tried < Self::WARMUP
+            || self.hits * Self::MIN_RATE >= self.tried
+            || self.asked % Self::SAMPLE == 0;
+        self.tried += worth as u64;
+        worth
+    }
+
+    /// A lookup this rule let through hit.
+    pub fn hit(&mut self) {
+        debug_assert!(self.hits < self.tried, "a hit without a lookup");
+        self.hits += 1;
     }
 }
 
 /// The summary cache: per function, at most `cap` entries, least recently used evicted.
 pub struct SummaryCache {
     per_function: FxHashMap<FuncId, VecDeque<Entry>>,
+    /// Per function: what its lookups yielded (`Yield`).
+    yields: FxHashMap<FuncId, Yield>,
     sites: Interner,
     cap: usize,
     /// Total `Entry::size` of the entries.
@@ -369,6 +416,7 @@ impl SummaryCache {
     pub fn new(entries_per_function: usize) -> SummaryCache {
         SummaryCache {
             per_function: FxHashMap::default(),
+            yields: FxHashMap::default(),
             sites: Interner::default(),
             cap: entries_per_function.max(1),
             size: 0,
@@ -381,6 +429,14 @@ impl SummaryCache {
 
     pub fn canonicalize(&mut self, abs: &AbstractState) -> Canon {
         canonicalize(abs, &mut self.sites)
+    }
+
+    /// Whether a call of `f` should look up the cache (and cache its result on a miss):
+    /// its function's lookups yield enough (`Yield`). Counted when not.
+    pub fn worth_lookup(&mut self, f: FuncId) -> bool {
+        let worth = self.yields.entry(f).or_default().try_now();
+        self.stats.low_yield_skips += !worth as u64;
+        worth
     }
 
     /// Find a cached result for a state (`need_post`: the caller needs the post-state)
@@ -414,6 +470,9 @@ impl SummaryCache {
             return None;
         };
         let e = entries.remove(pos).unwrap();
+        if let Some(y) = self.yields.get_mut(&abs.function) {
+            y.hit();
+        }
         // cached abstract object (via its canonical index) -> new abstract object
         let mut map = vec![0u32; e.canon.order.len()];
         for (ci, &o1) in e.canon.order.iter().enumerate() {
@@ -535,6 +594,31 @@ fn translate(r: &CallResult, map: &[u32], abs: &AbstractState) -> CallResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lookup rule: every call while warming up; then every call while one lookup in
+    /// MIN_RATE hits, one in SAMPLE otherwise, and every call again once hits come back.
+    #[test]
+    fn yield_samples_functions_whose_lookups_miss() {
+        let mut y = Yield::default();
+        for _ in 0..Yield::WARMUP {
+            assert!(y.try_now());
+        }
+        let tries = (0..10 * Yield::SAMPLE).filter(|_| y.try_now()).count() as u64;
+        assert_eq!(tries, 10);
+        // A hit rate of one in MIN_RATE keeps every call looking up.
+        let mut z = Yield::default();
+        for i in 0..10 * Yield::MIN_RATE {
+            assert!(z.try_now(), "call {i}");
+            if i % Yield::MIN_RATE == 0 {
+                z.hit();
+            }
+        }
+        // Hits at sampled lookups raise the rate until every call looks up again.
+        for _ in 0..Yield::WARMUP / Yield::MIN_RATE + 12 {
+            y.hit();
+        }
+        assert!((0..Yield::SAMPLE).all(|_| y.try_now()));
+    }
 
     /// A reused result names the new state's objects: every set goes through the same
     /// renaming and comes out sorted (clients binary-search them), static sites untouched.

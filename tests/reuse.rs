@@ -573,7 +573,9 @@ fn cache_is_bounded_in_size() {
     // Distinct states (chains of 30 to 59 elements in one bucket, with different typed
     // elements), one entry each. The count bound is set out of reach (2^20 per function),
     // so an eviction can only come from the size bound; entries of 30+ element states hold
-    // hundreds of units, so it must come within the 480 states tried.
+    // hundreds of units, so it must come within the 480 states tried. Each state is
+    // analysed twice, so that half the lookups hit and the function keeps caching every
+    // miss (`summaries::Yield`).
     let mut s = session_with(SessionOptions {
         on_demand: false,
         cache_entries: 1 << 20,
@@ -585,7 +587,9 @@ fn cache_is_bounded_in_size() {
             let elems: Vec<(u8, u8, bool)> = (0..len)
                 .map(|i| (1, 0, i < 4 && typed_mask & (1 << i) != 0))
                 .collect();
-            analyze(&mut s, &fig1_state(&elems, &|id| id, &[]));
+            let st = fig1_state(&elems, &|id| id, &[]);
+            analyze(&mut s, &st);
+            analyze(&mut s, &st);
             n += 1;
             if s.reuse_stats().evictions > 0 {
                 break 'outer;
@@ -595,4 +599,40 @@ fn cache_is_bounded_in_size() {
     let st = s.reuse_stats();
     assert!(st.evictions > 0, "no eviction after {n} distinct states");
     assert!(st.entries < n, "{} entries for {n} states", st.entries);
+    assert_eq!(st.low_yield_skips, 0, "every other lookup hit");
+}
+
+#[test]
+fn a_function_whose_states_never_repeat_is_looked_up_at_sampled_calls_only() {
+    // 96 distinct states of one function (chains of 1 to 96 elements): no lookup can
+    // hit. After `Yield::WARMUP` lookups, only one call in `Yield::SAMPLE` looks up (and
+    // caches its result). Each answer must still be the fresh analysis' (reuse decides
+    // cost, never answers), and a state seen before, met at a sampled call, is reused.
+    let mut s = session_with(SessionOptions {
+        on_demand: false,
+        ..Default::default()
+    });
+    let state = |len: usize| {
+        let elems: Vec<(u8, u8, bool)> = (0..len).map(|_| (1, 0, false)).collect();
+        fig1_state(&elems, &|id| id, &[])
+    };
+    for len in 1..=96 {
+        let st = state(len);
+        let r = analyze(&mut s, &st);
+        let f = fresh(&st);
+        assert_eq!((r.modset, r.refset), (f.modset, f.refset), "chain of {len}");
+    }
+    let st = s.reuse_stats();
+    let w = pspa::summaries::Yield::WARMUP;
+    let tried = w + (96 - w) / pspa::summaries::Yield::SAMPLE;
+    assert_eq!(st.reuse_hits, 0);
+    assert_eq!(st.low_yield_skips, 96 - tried, "lookups made: {tried}");
+    // The last call (the 96th asked, a multiple of SAMPLE) looked up and cached its
+    // state: the same state again is a sampled call's hit only if asked at a sampled
+    // call, so ask SAMPLE times; exactly one of them looks up, and hits.
+    let again = state(96);
+    for _ in 0..pspa::summaries::Yield::SAMPLE {
+        analyze(&mut s, &again);
+    }
+    assert_eq!(s.reuse_stats().reuse_hits, 1);
 }

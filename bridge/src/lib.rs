@@ -158,6 +158,9 @@ pub mod ffi {
         miss_objects: u64,
         miss_edges: u64,
         miss_no_iso: u64,
+        /// Calls that did not look in the summary cache: their function's lookups almost
+        /// never hit (summaries.rs `Yield`).
+        low_yield_skips: u64,
         solver_runs: u64,
         /// Calls over the work budget (failures, or whole-program answers under the
         /// fallback).
@@ -659,6 +662,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         miss_objects: r.miss_objects,
         miss_edges: r.miss_edges,
         miss_no_iso: r.miss_other,
+        low_yield_skips: r.low_yield_skips,
         solver_runs: r.solver_runs,
         over_budget: r.over_budget,
         over_trial: r.over_trial,

@@ -181,9 +181,16 @@ const LastAnswers::Hit *LastAnswers::find(const klee::ExecutionState &state, llv
   auto it = fit->second.byArgs.find(hashOf(args));
   if (it == fit->second.byArgs.end() || !sameArgs(it->second->args, args) || !holds(*it->second, state, ctx))
     return nullptr;
+  ++yields[f].hits;
   lru.splice(lru.begin(), lru, it->second);
   fit->second.order.splice(fit->second.order.begin(), fit->second.order, it->second->inFunction);
   return &it->second->hit;
+}
+
+bool LastAnswers::worthRecording(llvm::Function *f) {
+  bool worth = yields[f].tryNow();
+  lowYieldSkips += !worth;
+  return worth;
 }
 
 void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,

@@ -70,6 +70,10 @@ public:
     pspa::CallReport report;
   };
 
+  /// Whether a call of `f` that found no answer should be recorded for later calls: the
+  /// function's recorded analyses yield hits (`Yield`). Counted in `lowYieldSkips` when not.
+  bool worthRecording(llvm::Function *f);
+
   /// An answer of `f` for `args` whose reads `state` still holds, or null.
   const Hit *find(const klee::ExecutionState &state, llvm::Function *f,
                   const std::vector<klee::ref<klee::Expr>> &args, const ReadContext &ctx);
@@ -86,8 +90,30 @@ public:
   /// Checks made in a state with the entry's bound objects and types (the short way: no
   /// address lookups for the met objects, no unresolved words to look at).
   std::uint64_t sameBound = 0;
+  /// Calls not recorded because their function's entries almost never served
+  /// (`worthRecording`).
+  std::uint64_t lowYieldSkips = 0;
 
 private:
+  /// What a function's entries yielded, the core's rule for its summary cache
+  /// (summaries.rs `Yield`): recording a call costs its reads twice over and an entry that
+  /// pushes out others (libtasn1's `_asn1_find_up` climbs from a new node at each call:
+  /// about 80 KB an entry, 35 hits in 1,258 calls). After `Warmup` entries, a function
+  /// whose entries served fewer than one call in `MinRate` is recorded at every
+  /// `Sample`th call only, so that calls that start to repeat are found again. Answers do
+  /// not depend on it (an entry serves only a state that gives its answer).
+  struct Yield {
+    static constexpr std::uint64_t Warmup = 64, MinRate = 32, Sample = 8;
+    std::uint64_t asked = 0, tried = 0, hits = 0;
+    bool tryNow() {
+      ++asked;
+      bool worth = tried < Warmup || hits * MinRate >= tried || asked % Sample == 0;
+      tried += worth;
+      return worth;
+    }
+  };
+  std::unordered_map<llvm::Function *, Yield> yields;
+
   struct Met {
     std::uint64_t address, id;
     /// Dereferenced only in a state whose bound objects are the entry's (`fingerprint`):

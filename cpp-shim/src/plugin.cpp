@@ -394,7 +394,8 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
     }
   }
   pspa_plugin::KleeStateView view(reading, state, f, arguments);
-  if (lastServes)
+  // Not recorded, the call is not kept (remember() then only drops the entry it replaces).
+  if (lastServes && lastAnswers.worthRecording(f))
     view.recordFor(pspa_plugin::LastAnswers::MaxObjects);
   std::string dump;
   if (!options.dumpSnapshots.empty())
@@ -475,6 +476,7 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   t.joinFailures = joinFailures;
   t.unchangedCompared = lastAnswers.compared;
   t.unchangedSameBound = lastAnswers.sameBound;
+  t.lastLowYield = lastAnswers.lowYieldSkips;
   t.seconds = statTime.getValue() / 1e6;
   t.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::json::Object json;

@@ -100,10 +100,12 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << " calls answered without reading (the state held what one of their function's recent analyses "
                     "read; checks in a state with the entry's bound objects = "
                  << t.unchangedSameBound << "; objects written since whose pointers were the same = "
-                 << t.unchangedCompared << ")\n";
+                 << t.unchangedCompared << "; calls not kept, their function's answers almost never given again = "
+                 << t.lastLowYield << ")\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
-                 << ", no isomorphism = " << s.miss_no_iso << "\n";
+                 << ", no isomorphism = " << s.miss_no_iso
+                 << "; calls not looked up, their function's lookups almost never hit = " << s.low_yield_skips << "\n";
     llvm::errs() << "KLEE: done: pspa time: reading = " << format("%.3f", s.read_micros / 1e6)
                  << " s, checking = " << format("%.3f", s.check_micros / 1e6)
                  << " s, solving = " << format("%.3f", s.solve_micros / 1e6) << " s (" << s.solver_runs
@@ -140,6 +142,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"unchanged", s.unchanged},
                                         {"unchanged_compared", t.unchangedCompared},
                                         {"unchanged_same_bound", t.unchangedSameBound},
+                                        {"last_low_yield", t.lastLowYield},
                                         {"objects_met", s.objects_met},
                                         {"objects_read", s.objects_read},
                                         {"fetch_rounds", s.fetch_rounds},
@@ -148,6 +151,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"answer_bytes_max", s.answer_bytes_max},
                                         {"miss_new_function", s.miss_new_function},
                                         {"miss_objects", s.miss_objects},
+                                        {"low_yield_skips", s.low_yield_skips},
                                         {"miss_edges", s.miss_edges},
                                         {"miss_no_iso", s.miss_no_iso}};
   json["slots"] = llvm::json::Object{{"concrete", reads.concrete},

@@ -57,6 +57,8 @@ struct AnalysisTotals {
   std::uint64_t unchangedCompared = 0;
   /// Last answers' checks in a state with the entry's bound objects (LastAnswers::sameBound).
   std::uint64_t unchangedSameBound = 0;
+  /// Calls not recorded for the last answers: their function's entries almost never served.
+  std::uint64_t lastLowYield = 0;
   double seconds = 0, runSeconds = 0;
 };
 
