@@ -317,7 +317,20 @@ impl Session {
         };
         let max_work = own_budget.or(trial).or(self.options.max_work);
         let mut canon = None;
-        if self.options.reuse && !call.fresh && own_kind && self.cache.worth_lookup(abs.function) {
+        // Where a budget applies, a hit answers a call that a solve might not (over the
+        // budget, or failed at once as bound to go over it): such calls always look up,
+        // so that the yield rule changes only what a call costs.
+        // (The trial budget is left out: every function has it until its first overrun;
+        // a skipped hit can then cost that overrun once, a function whose solve needs
+        // more than the trial, which the next call gets whole.)
+        let budgeted = own_budget.is_some()
+            || self.over_budget.contains(&abs.function)
+            || self.doomed.contains(&abs.function);
+        if self.options.reuse
+            && !call.fresh
+            && own_kind
+            && (budgeted || self.cache.worth_lookup(abs.function))
+        {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);
             let hit = self.cache.lookup(abs, &c, need_post);

@@ -395,7 +395,9 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   }
   pspa_plugin::KleeStateView view(reading, state, f, arguments);
   // Not recorded, the call is not kept (remember() then only drops the entry it replaces).
-  if (lastServes && lastAnswers.worthRecording(f))
+  // A call with a budget of its own is always recorded: a later call served its answer
+  // might go over that budget if solved.
+  if (lastServes && (maxWork || lastAnswers.worthRecording(f)))
     view.recordFor(pspa_plugin::LastAnswers::MaxObjects);
   std::string dump;
   if (!options.dumpSnapshots.empty())
