@@ -329,7 +329,7 @@ impl Session {
         if self.options.reuse
             && !call.fresh
             && own_kind
-            && (budgeted || self.cache.worth_lookup(abs.function))
+            && self.cache.worth_lookup(abs.function, budgeted)
         {
             let t = Instant::now();
             let c = self.cache.canonicalize(abs);

@@ -393,6 +393,12 @@ impl Yield {
         worth
     }
 
+    /// A lookup made whatever the rule says (a call under a budget): a try all the same.
+    pub fn tried_anyway(&mut self) {
+        self.asked += 1;
+        self.tried += 1;
+    }
+
     /// A lookup this rule let through hit.
     pub fn hit(&mut self) {
         debug_assert!(self.hits < self.tried, "a hit without a lookup");
@@ -432,8 +438,12 @@ impl SummaryCache {
     }
 
     /// Whether a call of `f` should look up the cache (and cache its result on a miss):
-    /// its function's lookups yield enough (`Yield`). Counted when not.
-    pub fn worth_lookup(&mut self, f: FuncId) -> bool {
+    /// `anyway`, or its function's lookups yield enough (`Yield`). Counted when not.
+    pub fn worth_lookup(&mut self, f: FuncId, anyway: bool) -> bool {
+        if anyway {
+            self.yields.entry(f).or_default().tried_anyway();
+            return true;
+        }
         let worth = self.yields.entry(f).or_default().try_now();
         self.stats.low_yield_skips += !worth as u64;
         worth

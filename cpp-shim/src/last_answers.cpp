@@ -187,7 +187,11 @@ const LastAnswers::Hit *LastAnswers::find(const klee::ExecutionState &state, llv
   return &it->second->hit;
 }
 
-bool LastAnswers::worthRecording(llvm::Function *f) {
+bool LastAnswers::worthRecording(llvm::Function *f, bool anyway) {
+  if (anyway) {
+    yields[f].triedAnyway();
+    return true;
+  }
   bool worth = yields[f].tryNow();
   lowYieldSkips += !worth;
   return worth;

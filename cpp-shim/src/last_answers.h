@@ -70,9 +70,9 @@ public:
     pspa::CallReport report;
   };
 
-  /// Whether a call of `f` that found no answer should be recorded for later calls: the
-  /// function's recorded analyses yield hits (`Yield`). Counted in `lowYieldSkips` when not.
-  bool worthRecording(llvm::Function *f);
+  /// Whether a call of `f` that found no answer should be recorded for later calls:
+  /// `anyway`, or the function's recorded analyses yield hits (`Yield`). Counted in `lowYieldSkips` when not.
+  bool worthRecording(llvm::Function *f, bool anyway = false);
 
   /// An answer of `f` for `args` whose reads `state` still holds, or null.
   const Hit *find(const klee::ExecutionState &state, llvm::Function *f,
@@ -110,6 +110,10 @@ private:
       bool worth = tried < Warmup || hits * MinRate >= tried || asked % Sample == 0;
       tried += worth;
       return worth;
+    }
+    void triedAnyway() {
+      ++asked;
+      ++tried;
     }
   };
   std::unordered_map<llvm::Function *, Yield> yields;

@@ -397,7 +397,7 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   // Not recorded, the call is not kept (remember() then only drops the entry it replaces).
   // A call with a budget of its own is always recorded: a later call served its answer
   // might go over that budget if solved.
-  if (lastServes && (maxWork || lastAnswers.worthRecording(f)))
+  if (lastServes && lastAnswers.worthRecording(f, maxWork != 0))
     view.recordFor(pspa_plugin::LastAnswers::MaxObjects);
   std::string dump;
   if (!options.dumpSnapshots.empty())
