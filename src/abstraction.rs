@@ -125,8 +125,10 @@ impl AbstractState {
                 None => None,
                 Some(t) => match (layout_of(t), t) {
                     (Some(l), _) => Some(l),
-                    (None, ObjType::Named(name)) => bail!("object {}: unknown type `{}`", id, name),
-                    (None, ObjType::Llvm(_)) => None,
+                    (None, t) => match t.split().1 {
+                        ObjType::Named(name) => bail!("object {}: unknown type `{}`", id, name),
+                        _ => None,
+                    },
                 },
             };
             let origin = if globals.contains(id) {

@@ -108,6 +108,39 @@ impl Layout {
         }
     }
 
+    /// `body` placed `header` bytes into the object, the header one field (an allocator
+    /// that keeps a size word before what it returns). A body that ends in a (flexible)
+    /// array keeps it last, so the bytes past the body are its elements (SQLite's
+    /// `ExprList`, `a[1]` and then more items); any other body is a trailing array itself,
+    /// so an object of `header + n * size(body)` bytes is a header and n bodies.
+    pub fn after(header: u64, body: &Layout) -> Layout {
+        let head = (0, LType::Prim { size: header });
+        let ty = match &body.ty {
+            LType::Struct { size, members } if trailing_array(&body.ty).is_some() => {
+                LType::Struct {
+                    size: header + size,
+                    members: std::iter::once(head)
+                        .chain(members.iter().map(|(o, t)| (header + o, t.clone())))
+                        .collect(),
+                }
+            }
+            t => LType::Struct {
+                size: header + t.size(),
+                members: vec![
+                    head,
+                    (
+                        header,
+                        LType::Array {
+                            count: 1,
+                            elem: Box::new(t.clone()),
+                        },
+                    ),
+                ],
+            },
+        };
+        Layout::new(format!("{} after {} bytes", body.name, header), ty)
+    }
+
     pub fn size(&self) -> u64 {
         self.bytes
     }
@@ -312,6 +345,64 @@ fn flatten(t: &LType, base: u64, span: u64, strides: &mut Vec<u64>, out: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_after_a_header_keeps_its_fields_in_every_element() {
+        // struct node { void *a; void *b; int c; } (24 bytes) after an 8-byte size word:
+        // byte 0 is the header (field 0), bytes 8/16/24 the body's a, b, c (fields 1-3),
+        // and an object of 8 + 3 * 24 bytes holds three nodes whose fields are the first's.
+        let node = Layout::new(
+            "struct.node",
+            LType::Struct {
+                size: 24,
+                members: vec![(0, prim(8)), (8, prim(8)), (16, prim(4))],
+            },
+        );
+        let l = Layout::after(8, &node);
+        assert_eq!(l.name, "struct.node after 8 bytes");
+        assert_eq!(l.abs_size(), 4);
+        let at = |b: i64| l.field_at(b);
+        assert_eq!((at(0), at(7), at(8), at(16), at(24)), (0, 0, 1, 2, 3));
+        assert_eq!((at(8 + 24), at(16 + 48), at(24 + 48)), (1, 2, 3));
+        assert!(l.is_field_start(8 + 24) && !l.is_field_start(9 + 24));
+        // `&nodes[i].b` moves by multiples of 24 and stays on b; 8 bytes would not.
+        assert!(l.stride_keeps_field(2, 24) && l.stride_keeps_field(2, 48));
+        assert!(!l.stride_keeps_field(2, 8));
+        assert_eq!(l.fields_in(8, 16), vec![1, 2]);
+
+        // struct list { int n; struct item { void *p; void *name; } a[1]; } after 8 bytes:
+        // items past the first are the flexible array's, not more lists: byte 8 + 8 + 16 k
+        // + 8 is a[k].name for every k (the pspa check found a[1].name read as a list's
+        // a[0].p on SQLite's `ExprList` when the body was wrapped in an array).
+        let item = LType::Struct {
+            size: 16,
+            members: vec![(0, prim(8)), (8, prim(8))],
+        };
+        let list = Layout::new(
+            "struct.list",
+            LType::Struct {
+                size: 24,
+                members: vec![
+                    (0, prim(4)),
+                    (
+                        8,
+                        LType::Array {
+                            count: 1,
+                            elem: Box::new(item),
+                        },
+                    ),
+                ],
+            },
+        );
+        let l = Layout::after(8, &list);
+        let name = l.field_at(8 + 8 + 8);
+        assert_eq!(name, 3);
+        for k in 1..4 {
+            assert_eq!(l.field_at(8 + 8 + 16 * k + 8), name, "a[{k}].name");
+            assert_eq!(l.field_at(8 + 8 + 16 * k), 2, "a[{k}].p");
+        }
+        assert!(l.stride_keeps_field(name, 16));
+    }
 
     fn prim(size: u64) -> LType {
         LType::Prim { size }

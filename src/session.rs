@@ -671,6 +671,16 @@ impl Session {
         if let Some(l) = self.type_layouts.get(ty) {
             return *l;
         }
+        if let ObjType::After { header, body } = ty {
+            let l = self.layout_for(body).map(|b| {
+                self.prog.add_layout(crate::layout::Layout::after(
+                    *header,
+                    &self.prog.layouts[b as usize],
+                ))
+            });
+            self.type_layouts.insert(ty.clone(), l);
+            return l;
+        }
         // An LLVM type is named once (cached by its pointer), and shares the layout of
         // its name: the front end's for the module's structs.
         let l = ty.name().and_then(|name| {

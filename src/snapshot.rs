@@ -80,8 +80,15 @@ pub struct SnapObject {
     pub size: u64,
     #[serde(rename = "type", default)]
     pub ty: Option<Arc<str>>,
+    /// Where `type` starts: past an allocator's header (`ObjType::After`); 0 by default.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub type_offset: u64,
     #[serde(default)]
     pub pointers: Vec<SnapSlot>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -427,6 +434,19 @@ impl LoadedSnapshot {
             }
         }
         for o in &snap.objects {
+            if o.type_offset > 0 && (o.ty.is_none() || o.type_offset >= o.size) {
+                bail!(
+                    "{}: object {}: type_offset {} {}",
+                    file.display(),
+                    o.id,
+                    o.type_offset,
+                    if o.ty.is_none() {
+                        "without a type".to_string()
+                    } else {
+                        format!("is not inside the object (size {})", o.size)
+                    }
+                );
+            }
             let mut offsets = std::collections::HashSet::new();
             for s in &o.pointers {
                 // Two lists of targets for one field: which one holds?
@@ -651,7 +671,10 @@ impl SymbolicState for LoadedSnapshot {
                 id: o.id,
                 site: o.site.clone(),
                 size: o.size,
-                ty: o.ty.clone().map(crate::state::ObjType::Named),
+                ty: o
+                    .ty
+                    .clone()
+                    .map(|t| crate::state::ObjType::Named(t).after(o.type_offset)),
             }
         }))
     }
@@ -707,7 +730,12 @@ pub fn record(
                 id: o.id,
                 site: o.site.clone(),
                 size: o.size,
-                ty: o.ty.as_ref().and_then(|t| t.name()).map(Arc::from),
+                ty: o
+                    .ty
+                    .as_ref()
+                    .and_then(|t| t.split().1.name())
+                    .map(Arc::from),
+                type_offset: o.ty.as_ref().map_or(0, |t| t.split().0),
                 pointers: slots
                     .iter()
                     .map(|s| SnapSlot {

@@ -53,6 +53,30 @@ pub enum ObjType {
     /// while the module lives. A type the analysis cannot lay out (a literal struct, a
     /// function) makes the object field-insensitive.
     Llvm(usize),
+    /// `body` placed `header` bytes into the object: what an allocator that keeps a
+    /// header (SQLite's size word) returns, cast by its caller. The header is one field.
+    After { header: u64, body: Box<ObjType> },
+}
+
+impl ObjType {
+    /// This type placed `header` bytes in (itself for 0).
+    pub fn after(self, header: u64) -> ObjType {
+        match header {
+            0 => self,
+            _ => ObjType::After {
+                header,
+                body: Box::new(self),
+            },
+        }
+    }
+
+    /// The header's size and the type after it (0 and itself for a plain type).
+    pub fn split(&self) -> (u64, &ObjType) {
+        match self {
+            ObjType::After { header, body } => (*header, body),
+            t => (0, t),
+        }
+    }
 }
 
 /// What one pointer field may point to: one target almost always, held in place (a heap

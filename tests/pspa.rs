@@ -1512,3 +1512,63 @@ int main(void) { return (int)use(); }
         assert!(flag(f), "{f}'s cells may hold a pointer");
     }
 }
+
+/// A label's field, one further on when it names `obj` (the header is field 0).
+fn field_shifted(l: &str, obj: &str) -> String {
+    match l.strip_prefix(obj).and_then(|f| f.parse::<u32>().ok()) {
+        Some(k) => format!("{obj}{}", k + 1),
+        None => l.to_string(),
+    }
+}
+
+#[test]
+fn a_type_past_a_header_keeps_its_fields() {
+    // SQLite's allocator keeps the size in the first 8 bytes and returns base + 8, which
+    // its caller casts to its struct: the plugin learns `struct.table_t` 8 bytes in
+    // (`type_offset`). t1 moved 8 bytes into a larger object, every pointer to it and in
+    // it moved with it, is the same table: the answer must be the header-less one with t1's
+    // fields one further on (field 0 is the header), t1 still field-sensitive (a header
+    // that made it one field would give `@1.*`), and nothing else changed.
+    let plain = analyze_json(&snapshot_json("fig1-insert.json")).unwrap();
+    let mut v = snapshot_json("fig1-insert.json");
+    {
+        let t1 = object_mut(&mut v, 1);
+        t1["size"] = json!(24);
+        t1["type_offset"] = json!(8);
+        t1["pointers"][0]["offset"] = json!(16);
+    }
+    v["call"]["args"][0]["targets"][0]["offset"] = json!(8);
+    object_mut(&mut v, 8)["pointers"][0]["targets"][0]["offset"] = json!(8);
+    let r = analyze_json(&v).unwrap();
+    let t1 = "heap:table_alloc:13@1.";
+    assert!(
+        plain.refset.iter().any(|l| l.starts_with(t1)),
+        "{:?}",
+        plain.refset
+    );
+    for (got, want) in [(&r.modset, &plain.modset), (&r.refset, &plain.refset)] {
+        let want: BTreeSet<String> = want.iter().map(|l| field_shifted(l, t1)).collect();
+        let got: BTreeSet<String> = got.iter().cloned().collect();
+        assert_eq!(got, want);
+    }
+    assert!(!r.refset.contains(&format!("{t1}*")));
+    // The on-demand projection reads it as the eager one does.
+    let eager = analyze_json_eagerly(&v);
+    assert_eq!((&eager.modset, &eager.refset), (&r.modset, &r.refset));
+}
+
+#[test]
+fn a_type_offset_needs_a_type_inside_the_object() {
+    let mut v = snapshot_json("fig1-insert.json");
+    object_mut(&mut v, 1)["type_offset"] = json!(16); // t1 is 16 bytes
+    let e = format!("{:#}", analyze_json(&v).unwrap_err());
+    assert!(
+        e.contains("object 1: type_offset 16 is not inside the object (size 16)"),
+        "{e}"
+    );
+    let mut v = snapshot_json("fig1-insert.json");
+    object_mut(&mut v, 1)["type"] = Value::Null;
+    object_mut(&mut v, 1)["type_offset"] = json!(8);
+    let e = format!("{:#}", analyze_json(&v).unwrap_err());
+    assert!(e.contains("object 1: type_offset 8 without a type"), "{e}");
+}

@@ -19,12 +19,14 @@ use std::sync::Arc;
 #[cxx::bridge(namespace = "pspa")]
 pub mod ffi {
     /// An object of the state. `site`: its `allocSite` (`llvm::Value*`); `ty`: its
-    /// `llvm::Type*`, 0 when unknown.
+    /// `llvm::Type*`, 0 when unknown, placed `ty_offset` bytes in (past an allocator's
+    /// header; `ObjType::After`).
     struct ObjectFfi {
         id: u64,
         site: usize,
         size: u64,
         ty: usize,
+        ty_offset: u64,
     }
     /// What reading a value of the state gave: the state view says when it could not
     /// read faithfully, and the call then fails before anything is solved or cached.
@@ -1419,6 +1421,7 @@ impl SymbolicState for KleeState<'_> {
             site: 0,
             size: 0,
             ty: 0,
+            ty_offset: 0,
         };
         if !self.view.object(id, &mut o) {
             return Ok(None);
@@ -1427,7 +1430,7 @@ impl SymbolicState for KleeState<'_> {
             id,
             site: self.site_label(o.site),
             size: o.size,
-            ty: (o.ty != 0).then_some(ObjType::Llvm(o.ty)),
+            ty: (o.ty != 0).then(|| ObjType::Llvm(o.ty).after(o.ty_offset)),
         }))
     }
 

@@ -123,7 +123,7 @@ private:
     /// Dereferenced only in a state whose bound objects are the entry's (`fingerprint`):
     /// then it is bound, so alive.
     const klee::MemoryObject *mo;
-    llvm::Type *type;
+    ObjectType type;
     /// Index into `read`, or npos when only met.
     std::uint32_t read;
   };

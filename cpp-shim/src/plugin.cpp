@@ -454,15 +454,14 @@ void PspaPlugin::onCast(klee::ExecutionState &state, klee::KInstruction *ki, kle
   if (!ce || !pt || ce->getWidth() != klee::Context::get().getPointerWidth())
     return;
   klee::ObjectPair op;
-  if (!state.addressSpace.resolveOne(ce, op) || op.first->address != ce->getZExtValue())
+  if (!state.addressSpace.resolveOne(ce, op))
     return;
-  if (reading.castTypes.count(op.first->id))
-    return;
+  std::uint64_t offset = ce->getZExtValue() - op.first->address;
   Type *t = pt->getPointerElementType();
-  if (pspa_plugin::layoutable(t) && !t->isIntegerTy(8)) {
-    reading.castTypes[op.first->id] = t;
+  if (!pspa_plugin::layoutable(t) || t->isIntegerTy(8))
+    return;
+  if (pspa_plugin::learnCast(reading.castTypes, op.first->id, op.first->size, {t, offset}))
     ++reading.castTypesLearned;
-  }
 }
 
 void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {

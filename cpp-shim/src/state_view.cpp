@@ -91,6 +91,26 @@ bool layoutable(Type *t) {
   return false;
 }
 
+namespace {
+bool aggregate(Type *t) { return t->isStructTy() || t->isArrayTy(); }
+} // namespace
+
+bool learnCast(DenseMap<std::uint64_t, ObjectType> &types, std::uint64_t id, std::uint64_t size,
+               ObjectType cast) {
+  if (cast.offset != 0 && (!aggregate(cast.type) || cast.offset > MaxHeader || cast.offset >= size))
+    return false;
+  auto it = types.find(id);
+  if (it == types.end()) {
+    types[id] = cast;
+    return true;
+  }
+  ObjectType &known = it->second;
+  bool better = aggregate(cast.type) && (!aggregate(known.type) || (known.offset != 0 && cast.offset == 0));
+  if (better)
+    known = cast;
+  return better;
+}
+
 pspa::Read KleeStateView::arg(std::size_t i, rust::Vec<pspa::TargetFfi> &out) const {
   if (args[i]->getWidth() != klee::Context::get().getPointerWidth())
     return pspa::Read::NoPointer;
@@ -142,7 +162,9 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
   out.id = id;
   out.site = reinterpret_cast<std::size_t>(mo->allocSite);
   out.size = mo->size;
-  out.ty = reinterpret_cast<std::size_t>(typeOf(mo));
+  ObjectType t = typeOf(mo);
+  out.ty = reinterpret_cast<std::size_t>(t.type);
+  out.ty_offset = t.type ? t.offset : 0;
   return true;
 }
 
@@ -165,18 +187,18 @@ const klee::MemoryObject *objectHolding(const klee::AddressSpace &space, std::ui
   return (mo->size == 0 && v == mo->address) || v - mo->address < mo->size ? mo : nullptr;
 }
 
-Type *objectType(const ReadContext &ctx, const klee::MemoryObject *mo) {
+ObjectType objectType(const ReadContext &ctx, const klee::MemoryObject *mo) {
   if (mo->allocSite) {
     if (auto *gv = dyn_cast<GlobalVariable>(mo->allocSite))
-      return gv->getValueType();
+      return {gv->getValueType(), 0};
     if (auto *ai = dyn_cast<AllocaInst>(mo->allocSite))
-      return ai->getAllocatedType();
+      return {ai->getAllocatedType(), 0};
   }
   auto c = ctx.castTypes.find(mo->id);
-  return c == ctx.castTypes.end() ? nullptr : c->second;
+  return c == ctx.castTypes.end() ? ObjectType{} : c->second;
 }
 
-Type *KleeStateView::typeOf(const klee::MemoryObject *mo) const { return objectType(ctx, mo); }
+ObjectType KleeStateView::typeOf(const klee::MemoryObject *mo) const { return objectType(ctx, mo); }
 
 /// Whether a symbolic value may be built from an address, and how: `Constant` when it has
 /// a pointer-wide constant in it that is an object's or a function's address (pointer
@@ -415,7 +437,7 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &
   unsigned bytes = width / 8;
   const DataLayout &dl = ctx.module->getDataLayout();
   // Its type matters only to a symbolic word (typeOf looks it up).
-  Type *type = nullptr;
+  ObjectType type;
   bool typed = false;
   ReadCache::Entry entry{writeStamp, fingerprint, {}};
   // Kept when the cache is on and every word is concrete.
@@ -438,7 +460,9 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &
       typed = true;
     }
     std::size_t before = v.size();
-    if (!targets(os->read(off, width), pointerAt(dl, type, off), v))
+    // A header's words are not the type's.
+    bool pointerTyped = off >= type.offset && pointerAt(dl, type.type, off - type.offset);
+    if (!targets(os->read(off, width), pointerTyped, v))
       return false;
     slotted(before, off);
     if (rec)

@@ -107,14 +107,26 @@ struct ReadCache {
   }
 };
 
+/// An object's type, `offset` bytes into it: 0, or the size of a header an allocator puts
+/// before what it returns (SQLite's sqlite3MemMalloc keeps the size in the first 8 bytes,
+/// returns base + 8, and the caller casts that to its struct). Typed by the header's cast
+/// alone (an i64), every SQLite heap object was one field.
+struct ObjectType {
+  llvm::Type *type = nullptr;
+  std::uint64_t offset = 0;
+  bool operator==(const ObjectType &o) const { return type == o.type && offset == o.offset; }
+  bool operator!=(const ObjectType &o) const { return !(*this == o); }
+};
+
 /// What reading states needs from the plugin, and keeps from one read to the next.
 struct ReadContext {
   klee::Executor *executor = nullptr;
   llvm::Module *module = nullptr;
   /// Its own solver chain (Host::ownSolver).
   Host *host = nullptr;
-  /// Types inferred from the first cast of an object's base pointer (paper, section 5).
-  llvm::DenseMap<std::uint64_t, llvm::Type *> castTypes;
+  /// Types inferred from casts of an object's pointers (paper, section 5): the first cast
+  /// of its base, or of a pointer just past a header (ObjectType::offset).
+  llvm::DenseMap<std::uint64_t, ObjectType> castTypes;
   /// How many castTypes has learned: an object's type changes only when this grows.
   std::uint64_t castTypesLearned = 0;
   /// The objects of global variables, found once: KLEE allocates them all before main and
@@ -129,9 +141,20 @@ struct ReadContext {
 /// Whether the core lays out objects of type `t` (onCast types only those).
 bool layoutable(llvm::Type *t);
 
-/// The type of an object: its global's or alloca's, else the first cast of its base
-/// pointer (paper, section 5), else null (unknown: field-insensitive).
-llvm::Type *objectType(const ReadContext &ctx, const klee::MemoryObject *mo);
+/// The largest header an allocator may put before what it returns (ObjectType::offset).
+constexpr std::uint64_t MaxHeader = 16;
+
+/// Whether a cast of object `id`'s pointer `cast.offset` bytes in to `cast.type` (a
+/// layoutable type, not i8) teaches its type, which `types` then holds. The first cast of
+/// its base types it (paper, section 5), but a scalar there is only a guess: a struct or
+/// array cast at the base, or past a header of at most MaxHeader bytes, replaces it; one
+/// past a header is replaced in turn by one at the base.
+bool learnCast(llvm::DenseMap<std::uint64_t, ObjectType> &types, std::uint64_t id, std::uint64_t size,
+               ObjectType cast);
+
+/// The type of an object: its global's or alloca's, else what castTypes learned, else
+/// none (unknown: field-insensitive).
+ObjectType objectType(const ReadContext &ctx, const klee::MemoryObject *mo);
 
 /// [lo, hi): the span of the objects bound in `space` (lo == hi when none). A word outside
 /// it is no object's address.
@@ -192,7 +215,7 @@ private:
   void push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
   enum class AddressSource { None, Constant, Memory };
   AddressSource holdsAddress(const klee::ref<klee::Expr> &e) const;
-  llvm::Type *typeOf(const klee::MemoryObject *mo) const;
+  ObjectType typeOf(const klee::MemoryObject *mo) const;
   const klee::MemoryObject *find(std::uint64_t id) const;
   /// Whether `mo`'s contents `os` read now as `kept` says (ReadCache::verify).
   bool sameWords(const klee::MemoryObject *mo, const klee::ObjectState *os,

@@ -207,6 +207,8 @@ impl crate::state::ObjType {
             crate::state::ObjType::Named(n) => Some(n.to_string()),
             // SAFETY: an `Llvm` type belongs to the analysed module, alive while it is.
             crate::state::ObjType::Llvm(t) => unsafe { llvm_type_name(*t as LLVMTypeRef) },
+            // Laid out by `Session::layout_for` from its body's layout.
+            crate::state::ObjType::After { .. } => None,
         }
     }
 }
