@@ -672,11 +672,13 @@ impl Session {
             return *l;
         }
         if let ObjType::After { header, body } = ty {
+            // Shared by name, as the types' layouts are: one per body and header.
             let l = self.layout_for(body).map(|b| {
-                self.prog.add_layout(crate::layout::Layout::after(
-                    *header,
-                    &self.prog.layouts[b as usize],
-                ))
+                let after = crate::layout::Layout::after(*header, &self.prog.layouts[b as usize]);
+                match self.prog.layouts.iter().position(|l| l.name == after.name) {
+                    Some(i) => i as LayoutId,
+                    None => self.prog.add_layout(after),
+                }
             });
             self.type_layouts.insert(ty.clone(), l);
             return l;

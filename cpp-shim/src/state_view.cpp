@@ -164,7 +164,7 @@ bool KleeStateView::object(std::uint64_t id, pspa::ObjectFfi &out) const {
   out.size = mo->size;
   ObjectType t = typeOf(mo);
   out.ty = reinterpret_cast<std::size_t>(t.type);
-  out.ty_offset = t.type ? t.offset : 0;
+  out.ty_offset = t.offset;
   return true;
 }
 
