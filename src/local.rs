@@ -415,25 +415,35 @@ impl<'p> CallAnalysis<'p> {
         // an answer (the on-demand loop goes on while `demand` is not empty), so they are
         // left empty; the last round's are computed here. Modref was 14 % of an m4 miss.
         let late = (!self.sets && demand.is_empty() && !self.over_budget())
-            .then(|| crate::modref::compute(s));
-        debug_assert!(
-            late.as_ref()
-                .is_none_or(|m| m.walked == self.analysis.modref.walked),
-            "modref::walked must be what the full mod/ref walks (the demand was made from it)"
-        );
-        let full = if self.sets {
-            Some(&self.analysis.modref)
-        } else {
-            late.as_ref()
-        };
-        let set = |sets: fn(&crate::modref::ModRef) -> &Vec<RoaringBitmap>| {
-            full.and_then(|m| sets(m).get(f))
-                .map_or_else(Vec::new, &conv)
+            .then(|| crate::modref::compute_for(s, self.callee));
+        #[cfg(debug_assertions)]
+        if let Some(late) = &late {
+            // The reference: every live function's sets, of which the callee's.
+            let all = crate::modref::compute(s);
+            assert!(
+                all.walked == self.analysis.modref.walked,
+                "modref::walked must be what the full mod/ref walks (the demand was made from it)"
+            );
+            assert!(
+                [&all.modset[f], &all.refset[f], &all.freeset[f]]
+                    .into_iter()
+                    .eq(late.iter()),
+                "modref::compute_for must give compute's sets of the callee"
+            );
+        }
+        let [modset, refset, freeset] = match (&late, self.sets) {
+            (_, true) => {
+                let m = &self.analysis.modref;
+                [&m.modset, &m.refset, &m.freeset]
+                    .map(|sets| sets.get(f).map_or_else(Vec::new, &conv))
+            }
+            (Some(late), false) => [&late[0], &late[1], &late[2]].map(&conv),
+            (None, false) => [Vec::new(), Vec::new(), Vec::new()],
         };
         CallResult {
-            modset: set(|m| &m.modset),
-            refset: set(|m| &m.refset),
-            freeset: set(|m| &m.freeset),
+            modset,
+            refset,
+            freeset,
             post: if with_post {
                 self.post_state(abs)
             } else {
