@@ -18,6 +18,7 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/CommandLine.h"
 
 using namespace llvm;
@@ -200,23 +201,32 @@ ObjectType objectType(const ReadContext &ctx, const klee::MemoryObject *mo) {
 
 ObjectType KleeStateView::typeOf(const klee::MemoryObject *mo) const { return objectType(ctx, mo); }
 
+/// Distinct subexpressions looked at to tell where a symbolic value comes from.
+constexpr unsigned MaxAddressNodes = 4096;
+
 /// Whether a symbolic value may be built from an address, and how: `Constant` when it has
 /// a pointer-wide constant in it that is an object's or a function's address (pointer
 /// arithmetic on symbolic input keeps its base: `base + 4 * i`); `Memory` when it only
 /// reads memory that may hold one: an object's concrete contents (a constant array: what
 /// a load at a symbolic index from a table of pointers reads) or bytes written since the
 /// array was made (its update list). Symbolic input bytes alone (reads of a symbolic array
-/// nobody wrote) hold no address (`None`). A large expression is assumed to hold a
-/// constant one (conservative: it is then resolved).
+/// nobody wrote) hold no address (`None`). An expression of over MaxAddressNodes distinct
+/// subexpressions is assumed to hold a constant one (conservative: it is then resolved).
 KleeStateView::AddressSource KleeStateView::holdsAddress(const klee::ref<klee::Expr> &e) const {
   unsigned width = klee::Context::get().getPointerWidth();
   std::vector<klee::ref<klee::Expr>> work{e};
-  unsigned seen = 0;
+  // Walked as the DAG it is, each shared subexpression once: make's file timestamps
+  // (arithmetic on the symbolic stat's mtime, sharing its subexpressions) read as trees
+  // went past the old bound of 256 visits, and each was resolved by the solver as an
+  // address: most of make's reading time.
+  llvm::SmallPtrSet<const klee::Expr *, 32> seen;
   AddressSource found = AddressSource::None;
   while (!work.empty()) {
     klee::ref<klee::Expr> x = work.back();
     work.pop_back();
-    if (++seen > 256)
+    if (!seen.insert(x.get()).second)
+      continue;
+    if (seen.size() > MaxAddressNodes)
       return AddressSource::Constant;
     if (auto *ce = dyn_cast<klee::ConstantExpr>(x)) {
       if (ce->getWidth() != width)
