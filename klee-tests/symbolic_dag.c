@@ -1,5 +1,5 @@
 // A symbolic integer whose expression shares its subexpressions: y = y * y + y, twelve
-// times, is a DAG of a few dozen nodes but a tree of 3^12 paths. It holds symbolic input
+// times, is a DAG of about a hundred nodes but a tree of 3^12 paths. It holds symbolic input
 // only, no address, so the slot it is stored in (a long, not a pointer) is data: "symbolic
 // data = 1", no solver query. The walk that tells this counted tree visits up to 256 and
 // took anything larger for an address, which KLEE's solver then resolved: make's file
