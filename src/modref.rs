@@ -122,6 +122,7 @@ pub fn compute_for(s: &Solver, f: FuncId) -> [RoaringBitmap; 3] {
             }
         }
     }
+    // What the deep walks visit: the demand's business (`walked`), unused here.
     let mut walked = RoaringBitmap::new();
     // (mod, ref, free) seen from outside each component, callees' components first.
     let mut out: Vec<[RoaringBitmap; 3]> = Vec::with_capacity(sccs.len());
@@ -195,17 +196,15 @@ pub fn compute_for(s: &Solver, f: FuncId) -> [RoaringBitmap; 3] {
                 }
             }
         }
-        if ci == last {
-            // `f`'s own component. A recursive one keeps its locals (see `compute`).
-            if !recursive {
-                for x in [&mut m, &mut r, &mut fr] {
-                    *x -= &comp_locals[ci];
-                }
+        // Callers never see a component's locals; `f`'s own sets keep them only when it
+        // is recursive (see `compute`).
+        if ci != last || !recursive {
+            for x in [&mut m, &mut r, &mut fr] {
+                *x -= &comp_locals[ci];
             }
-            return [m, r, fr];
         }
-        for x in [&mut m, &mut r, &mut fr] {
-            *x -= &comp_locals[ci];
+        if ci == last {
+            return [m, r, fr];
         }
         out.push([m, r, fr]);
     }
