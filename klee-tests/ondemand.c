@@ -15,6 +15,12 @@
 // BUDGET: KLEE: done: pspa failures = 0
 // BUDGET: KLEE: done: pspa whole-program answers = 2 (calls the past-sensitive analysis could not answer; 2 over the work budget; whole-program analysis {{[0-9.]+}} s, functions answered = 2)
 // BUDGET: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
+// With no client, nothing asks those answers anything: the whole-program analysis, which
+// makes them when first asked, never runs.
+// RUN: rm -rf %t.noclient
+// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.noclient %t.bc 2>&1 | %FileCheck %s --check-prefix=NOCLIENT
+// NOCLIENT: KLEE: done: pspa failures = 0
+// NOCLIENT: KLEE: done: pspa whole-program answers = 2 (calls the past-sensitive analysis could not answer; 2 over the work budget; whole-program analysis not run: no client asked these answers)
 // RUN: rm -rf %t.budget
 // RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --pspa-fallback=unknown --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: KLEE: done: pspa failures = 2 (2 over the work budget)

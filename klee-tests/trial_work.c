@@ -23,8 +23,8 @@
 // A trial not below the whole budget is off too: with both at one element the first
 // call goes over the whole budget, which marks the function, and the two later calls
 // get the whole-program answer at once (3 over the budget, none over a trial budget; one
-// function's answer made).
-// RUN: %klee --pspa-analyze=tail_of --pspa-max-work=1 --pspa-trial-work=1 --output-dir=%t.whole %t.bc 2>&1 | %FileCheck %s --check-prefix=WHOLE
+// function's answer made, when the check first asks it).
+// RUN: %klee --pspa-analyze=tail_of --pspa-max-work=1 --pspa-trial-work=1 --pspa-check --output-dir=%t.whole %t.bc 2>&1 | %FileCheck %s --check-prefix=WHOLE
 // WHOLE: KLEE: done: pspa failures = 0
 // WHOLE: KLEE: done: pspa whole-program answers = 3 (calls the past-sensitive analysis could not answer; 3 over the work budget; whole-program analysis {{[0-9.]+}} s, functions answered = 1)
 #include <stdlib.h>

@@ -291,6 +291,11 @@ impl WholeProgramAnswers {
 
     /// The answer for calls of `f` (None: not a function of the program).
     pub fn answer(&self, f: FuncId) -> Option<Arc<Answer>> {
+        self.answer_ref(f).cloned()
+    }
+
+    /// `answer`, borrowed.
+    pub fn answer_ref(&self, f: FuncId) -> Option<&Arc<Answer>> {
         let cell = self.answers.get(f as usize)?;
         let a = cell.get_or_init(|| {
             let set = |b: &roaring::RoaringBitmap| {
@@ -315,7 +320,7 @@ impl WholeProgramAnswers {
                 self.calls_unknown[f as usize] || self.poisoned,
             ))
         });
-        Some(a.clone())
+        Some(a)
     }
 
     /// How many functions' answers have been made.

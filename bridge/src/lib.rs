@@ -186,6 +186,10 @@ pub mod ffi {
         whole_program_calls: u64,
         whole_program_functions: u64,
         whole_program_micros: u64,
+        /// The part of `whole_program_micros` spent outside analysed calls (at a client's
+        /// first question to a fallback answer, or for chopping's call graph): not in the
+        /// plugin's timing of calls, which adds it at the end.
+        whole_program_micros_outside_calls: u64,
     }
 
     /// The plugin's options that shape the analysis (`engine_new`): the session's
@@ -310,7 +314,7 @@ pub mod ffi {
         fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &LiveObjectFfi) -> u8;
         fn answer_heap_bytes(a: &CallAnswer) -> usize;
         /// The size of the call's mod set (abstract locations); 0 when the call failed.
-        fn answer_mod_size(a: &CallAnswer) -> usize;
+        fn answer_mod_size(e: &Engine, a: &CallAnswer) -> usize;
         /// Chopping's ranking of a profile (`pspa::skips::rank`, the CLI's `pspa skips`),
         /// of a run of `instructions` in `wall_s` seconds. Empty if it panicked.
         fn rank_skips(
@@ -424,6 +428,12 @@ pub struct Engine {
     /// functions a call reaches). None inside: no session, or the analysis panicked.
     whole: std::cell::OnceCell<Option<WholeProgramAnswers>>,
     whole_micros: std::cell::Cell<u64>,
+    /// `whole_micros` when the analysis ran outside `engine_analyze` (a client's first
+    /// question to a fallback answer, chopping's call graph): the plugin's timer around
+    /// analysed calls did not see it.
+    whole_micros_outside_calls: std::cell::Cell<u64>,
+    /// Inside `engine_analyze`.
+    analyzing: std::cell::Cell<bool>,
     whole_program_calls: u64,
     /// Each function's `llvm::Function*`, the inverse of `Program::site_functions`.
     function_addresses: std::cell::OnceCell<FxHashMap<FuncId, usize>>,
@@ -438,9 +448,48 @@ pub struct Engine {
     answer_bytes_max: u64,
 }
 
-/// An analysed call's answer; None when the call failed (every query is then answered
-/// conservatively).
-pub struct CallAnswer(Option<Arc<Answer>>);
+/// An analysed call's answer.
+pub struct CallAnswer(Handle);
+
+enum Handle {
+    /// The call failed: every query is answered conservatively.
+    Failed,
+    Ready(Arc<Answer>),
+    /// The whole-program fallback's answer for calls of this function, made when a client
+    /// first asks it something: the whole-program analysis runs then (once per run), so a
+    /// run whose clients never ask (no client; resolution, to which such answers have no
+    /// points-to sets) never pays for it (SQLite: 11 s and about 400 MB of its peak).
+    /// Made only past-sensitively: an SPA engine's answers are made at once.
+    WholeProgram(FuncId),
+}
+
+impl CallAnswer {
+    fn failed() -> CallAnswer {
+        CallAnswer(Handle::Failed)
+    }
+
+    fn of(a: Option<Arc<Answer>>) -> CallAnswer {
+        CallAnswer(a.map_or(Handle::Failed, Handle::Ready))
+    }
+
+    /// The answer, a fallback's made now if no query asked it before; None when the call
+    /// failed (or the whole-program analysis did).
+    fn get<'a>(&'a self, e: &'a Engine) -> Option<&'a Arc<Answer>> {
+        match &self.0 {
+            Handle::Failed => None,
+            Handle::Ready(a) => Some(a),
+            Handle::WholeProgram(f) => e.whole()?.answer_ref(*f),
+        }
+    }
+
+    /// The answer if it is made, without making a fallback's.
+    fn ready(&self) -> Option<&Arc<Answer>> {
+        match &self.0 {
+            Handle::Ready(a) => Some(a),
+            _ => None,
+        }
+    }
+}
 
 /// The skipped calls pending on a path, given oldest first: the youngest's answer (its
 /// post-state covers the older ones', see `posts`) and how many there are; `missing` when
@@ -482,7 +531,8 @@ fn pending_new() -> Box<PendingPosts> {
 }
 
 fn pending_add(p: &mut PendingPosts, a: &CallAnswer) -> bool {
-    match &a.0 {
+    // A whole-program answer has no post-state.
+    match a.ready() {
         Some(ans) if ans.post().is_some() => {
             p.youngest = Some(ans.clone());
             p.count += 1;
@@ -585,7 +635,11 @@ impl Engine {
                     let a = pspa::analysis::analyze(&session.prog);
                     WholeProgramAnswers::new(&a, points_to)
                 }));
-                self.whole_micros.set(t.elapsed().as_micros() as u64);
+                let us = t.elapsed().as_micros() as u64;
+                self.whole_micros.set(us);
+                if !self.analyzing.get() {
+                    self.whole_micros_outside_calls.set(us);
+                }
                 w.ok()
             })
             .as_ref()
@@ -609,6 +663,8 @@ impl Engine {
             fallback: false,
             whole: Default::default(),
             whole_micros: Default::default(),
+            whole_micros_outside_calls: Default::default(),
+            analyzing: Default::default(),
             whole_program_calls: 0,
             function_addresses: Default::default(),
             failures: 0,
@@ -683,6 +739,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
             .and_then(Option::as_ref)
             .map_or(0, |w| w.made() as u64),
         whole_program_micros: e.whole_micros.get(),
+        whole_program_micros_outside_calls: e.whole_micros_outside_calls.get(),
     }
 }
 
@@ -720,11 +777,13 @@ fn engine_analyze(
     let t = std::time::Instant::now();
     let max_work = (call.max_work > 0).then_some(call.max_work);
     let keep_post = call.keep_post;
+    e.analyzing.set(true);
     let r = catch_unwind(AssertUnwindSafe(|| {
         analyze(e, state, function, dump, pending, keep_post, max_work)
     }));
+    e.analyzing.set(false);
     let (mut rep, answer) = match r {
-        Ok(Ok((rep, answer))) => (rep, Some(answer)),
+        Ok(Ok((rep, answer))) => (rep, CallAnswer::of(Some(answer))),
         Ok(Err(err)) => {
             let mut rep = failed_report(format!("{:#}", err));
             rep.over_call_budget = err.downcast_ref::<OverCallBudget>().is_some();
@@ -732,28 +791,36 @@ fn engine_analyze(
             // other failure gets the whole-program answer, sound for every state: what
             // the past-sensitive analysis would answer is a subset of it. Not after a
             // panic: that is a bug to see, and the conservative answer stays.
+            // The whole-program answer is made when a client first asks (`Handle`).
             let whole = (e.fallback && !rep.over_call_budget)
                 .then(|| {
                     let s = e.session.as_ref()?;
-                    let &f = s.prog.site_functions.get(&function)?;
-                    catch_unwind(AssertUnwindSafe(|| e.whole_answer(f)))
-                        .ok()
-                        .flatten()
+                    s.prog.site_functions.get(&function).copied()
                 })
                 .flatten();
             match whole {
-                Some(a) => {
+                Some(f) => {
                     e.whole_program_calls += 1;
-                    let (m, r) = (a.modset().len(), a.refset().len());
                     rep.ok = true;
                     rep.whole_program = true;
-                    rep.mod_size = m;
-                    rep.ref_size = r;
-                    rep.mod_stripped = m;
-                    rep.ref_stripped = r;
-                    (rep, Some(a))
+                    // The sizes of the function's whole-program sets if the analysis has
+                    // run (a client asked, chopping's call graph), else 0: not run for them.
+                    if let Some(a) = e
+                        .whole
+                        .get()
+                        .and_then(Option::as_ref)
+                        .and_then(|w| w.answer_ref(f))
+                    {
+                        let (m, r) = (a.modset().len(), a.refset().len());
+                        rep.mod_size = m;
+                        rep.ref_size = r;
+                        rep.mod_stripped = m;
+                        rep.ref_stripped = r;
+                        rep.unknown = a.unknown();
+                    }
+                    (rep, CallAnswer(Handle::WholeProgram(f)))
                 }
-                None => (rep, None),
+                None => (rep, CallAnswer::failed()),
             }
         }
         Err(p) => (
@@ -761,26 +828,25 @@ fn engine_analyze(
                 "internal error (panic) in the analysis: {}",
                 panic_message(&*p)
             )),
-            None,
+            CallAnswer::failed(),
         ),
     };
     if !rep.ok && !rep.over_call_budget {
         e.failures += 1;
     }
-    if let Some(a) = &answer {
+    // A whole-program answer is not made here, and is shared by every call of its
+    // function: not this call's (nor counted among the answers made, whose bytes the done
+    // line averages).
+    if let Some(a) = answer.ready() {
         rep.unknown = a.unknown();
-        // A whole-program answer is shared by every call of its function: not this call's
-        // (nor counted among the answers made, whose bytes the done line averages).
-        if !rep.whole_program {
-            rep.answer_bytes = a.heap_bytes();
-            e.answers += 1;
-            e.answer_bytes += rep.answer_bytes as u64;
-            e.answer_bytes_max = e.answer_bytes_max.max(rep.answer_bytes as u64);
-        }
+        rep.answer_bytes = a.heap_bytes();
+        e.answers += 1;
+        e.answer_bytes += rep.answer_bytes as u64;
+        e.answer_bytes_max = e.answer_bytes_max.max(rep.answer_bytes as u64);
     }
     rep.micros = t.elapsed().as_micros() as u64;
     *report = rep;
-    Box::new(CallAnswer(answer))
+    Box::new(answer)
 }
 
 /// Global name -> KLEE object, read at the first call (every state shares them).
@@ -965,7 +1031,7 @@ fn query<T>(
     conservative: T,
     q: impl FnOnce(&Answer, &pspa::facts::Program, &LiveObject) -> T,
 ) -> T {
-    let (Some(answer), Some(s), Some(lo)) = (a.0.as_deref(), e.session.as_ref(), live(e, o)) else {
+    let (Some(answer), Some(s), Some(lo)) = (a.get(e), e.session.as_ref(), live(e, o)) else {
         return conservative;
     };
     match catch_unwind(AssertUnwindSafe(|| q(answer, &s.prog, &lo))) {
@@ -975,7 +1041,7 @@ fn query<T>(
 }
 
 fn answer_ok(a: &CallAnswer) -> bool {
-    a.0.is_some()
+    !matches!(a.0, Handle::Failed)
 }
 
 fn engine_whole_program_answer(e: &Engine, function: usize) -> Box<CallAnswer> {
@@ -985,8 +1051,7 @@ fn engine_whole_program_answer(e: &Engine, function: usize) -> Box<CallAnswer> {
             .and_then(|s| s.prog.site_functions.get(&function))
             .and_then(|&f| e.whole_answer(f))
     }));
-    let a = r.ok().flatten();
-    Box::new(CallAnswer(a))
+    Box::new(CallAnswer::of(r.ok().flatten()))
 }
 
 fn answer_node(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi) -> ffi::NodeKind {
@@ -1032,6 +1097,12 @@ fn answer_may_free(e: &Engine, a: &CallAnswer, o: &ffi::LiveObjectFfi) -> bool {
 }
 
 fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveObjectFfi) -> u8 {
+    // A past-sensitive engine's whole-program answers carry no points-to sets
+    // (`Engine::whole`): no set, without making the answer.
+    if matches!(a.0, Handle::WholeProgram(_)) {
+        debug_assert!(!e.spa, "an SPA engine's answers are made at once");
+        return 2;
+    }
     query(e, a, o, 2, |ans, prog, lo| {
         let Some(&v) = prog.value_vars.get(&value) else {
             return 2;
@@ -1092,7 +1163,7 @@ fn engine_not_followed(e: &Engine, function: usize) -> bool {
 
 fn answer_may_call_any(e: &Engine, a: &CallAnswer, functions: &[usize]) -> bool {
     let r = catch_unwind(AssertUnwindSafe(|| {
-        let answer = a.0.as_deref()?;
+        let answer = a.get(e)?;
         let s = e.session.as_ref()?;
         let ids: Vec<FuncId> = functions
             .iter()
@@ -1322,7 +1393,7 @@ fn wit_write(w: &WitHandle, inst: usize) -> u32 {
 }
 
 fn answer_heap_bytes(a: &CallAnswer) -> usize {
-    a.0.as_ref().map_or(0, |x| x.heap_bytes())
+    a.ready().map_or(0, |x| x.heap_bytes())
 }
 
 // ---- the state --------------------------------------------------------------------------
@@ -1454,8 +1525,8 @@ impl SymbolicState for KleeState<'_> {
     }
 }
 
-fn answer_mod_size(a: &CallAnswer) -> usize {
-    a.0.as_deref().map_or(0, |ans| ans.modset().len())
+fn answer_mod_size(e: &Engine, a: &CallAnswer) -> usize {
+    a.get(e).map_or(0, |ans| ans.modset().len())
 }
 
 fn profile_row(r: &ffi::ProfileRow) -> pspa::skips::FunctionProfile {

@@ -478,10 +478,14 @@ void PspaPlugin::runFinished(klee::InterpreterHandler &handler) {
   t.unchangedCompared = lastAnswers.compared;
   t.unchangedSameBound = lastAnswers.sameBound;
   t.lastLowYield = lastAnswers.lowYieldSkips;
+  // The whole-program analysis made outside an analysed call (a client's first question
+  // to a fallback answer, chopping's call graph) is the analysis' time too.
+  pspa::EngineStats es = pspa::engine_stats(**engine);
+  statTime += es.whole_program_micros_outside_calls;
   t.seconds = statTime.getValue() / 1e6;
   t.runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::json::Object json;
-  pspa_plugin::reportAnalysis(pspa::engine_stats(**engine), t, reading.reads, reading.cache, options.stats, json);
+  pspa_plugin::reportAnalysis(es, t, reading.reads, reading.cache, options.stats, json);
   for (pspa_plugin::Client *c : reporting)
     c->report(handler, json);
   pspa_plugin::writeStats(handler, std::move(json));

@@ -75,8 +75,12 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << " over the work budget";
     if (s.over_trial)
       llvm::errs() << ", " << s.over_trial << " of them the first of their function over the trial budget";
-    llvm::errs() << "; whole-program analysis " << format("%.3f", s.whole_program_micros / 1e6)
-                 << " s, functions answered = " << s.whole_program_functions << ")\n";
+    // The whole-program analysis runs when a client first asks a fallback answer.
+    if (s.whole_program_micros == 0 && s.whole_program_functions == 0)
+      llvm::errs() << "; whole-program analysis not run: no client asked these answers)\n";
+    else
+      llvm::errs() << "; whole-program analysis " << format("%.3f", s.whole_program_micros / 1e6)
+                   << " s, functions answered = " << s.whole_program_functions << ")\n";
   }
   if (t.joined)
     llvm::errs() << "KLEE: done: pspa analyses joined with pending skips' post-states = " << t.joined
@@ -129,6 +133,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"whole_program_calls", s.whole_program_calls},
                                         {"whole_program_functions", s.whole_program_functions},
                                         {"whole_program_s", s.whole_program_micros / 1e6},
+                                        {"whole_program_outside_calls_s", s.whole_program_micros_outside_calls / 1e6},
                                         {"joined", t.joined},
                                         {"join_failures", t.joinFailures},
                                         {"time_s", t.seconds},

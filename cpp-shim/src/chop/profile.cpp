@@ -97,7 +97,7 @@ void Profiler::callRuns(CallSite &c, const CallAnalysis &given, const std::funct
       }
     }
     if (fr.answer && pspa::answer_ok(**fr.answer))
-      fp.modLocations += pspa::answer_mod_size(**fr.answer);
+      fp.modLocations += pspa::answer_mod_size(host.analysisEngine(), **fr.answer);
     else {
       ++failedAnalyses;
       fr.answer = nullptr; // not watched: a failed answer may write anything, which says nothing
