@@ -276,10 +276,20 @@ impl Entry {
     }
 }
 
-/// The summary cache's bound, in `Entry::size` units. On the libtasn1 run of the `cost`
-/// benchmark it takes peak RSS from 1.54x to 1.30x KLEE's, for a reuse ratio of 0.797
-/// instead of 0.806 (entries of tree walks hold 1,000-object states).
-const MAX_CACHE_SIZE: usize = 1 << 17;
+/// The summary cache's bound, in `Entry::size` units (about 24 bytes each: 50 MB). At
+/// 2^17 it held a few entries per function on SQLite with every function analysed (700
+/// functions, entries of 300 units): reuse 0.83 and 11M instructions in 60 s, against
+/// 0.96 and 22M at 2^21 (KLEE alone: 40M, and peak RSS within 1.03x). What held
+/// libtasn1's peak down at 2^17 (its tree walks' 1,000-object states) is
+/// `LOW_YIELD_ENTRIES` now.
+const MAX_CACHE_SIZE: usize = 1 << 21;
+
+/// One function's share of `MAX_CACHE_SIZE`: the old bound of the whole cache, which kept
+/// libtasn1's peak RSS at 1.25x KLEE's (1.34x without it at 2^21, for the same reuse).
+const MAX_FUNCTION_SIZE: usize = 1 << 17;
+
+/// Entries kept by a function whose lookups almost never hit (`Yield::low`).
+const LOW_YIELD_ENTRIES: usize = 4;
 
 /// Reuse counters, printed by `pspa modref --stats` and exposed to the KLEE plugin.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -399,6 +409,11 @@ impl Yield {
         self.tried += 1;
     }
 
+    /// Its lookups almost never hit: past the warm-up, fewer than one in `MIN_RATE`.
+    pub fn low(&self) -> bool {
+        self.tried >= Self::WARMUP && self.hits * Self::MIN_RATE < self.tried
+    }
+
     /// A lookup this rule let through hit.
     pub fn hit(&mut self) {
         debug_assert!(self.hits < self.tried, "a hit without a lookup");
@@ -506,14 +521,31 @@ impl SummaryCache {
     }
 
     pub fn insert(&mut self, function: FuncId, canon: Canon, result: CallResult) {
-        let cap = self.cap;
+        // A function whose lookups almost never hit keeps a few entries, for the sampled
+        // lookups: its states rarely repeat (libtasn1's tree walks: 1,000-object states,
+        // whose entries held a tenth of the run's peak), and the room goes to those whose
+        // states do.
+        let cap = if self.yields.get(&function).is_some_and(Yield::low) {
+            LOW_YIELD_ENTRIES.min(self.cap)
+        } else {
+            self.cap
+        };
         let size = Entry::size(&canon, &result);
         self.size += size;
         let entries = self.per_function.entry(function).or_default();
         entries.push_front(Entry { canon, result });
-        if entries.len() > cap {
+        // One function's entries within a share of the whole, so that one function's
+        // large states (libtasn1's tree walks) cannot hold the room a program's many
+        // functions need.
+        let mut own: usize = entries
+            .iter()
+            .map(|e| Entry::size(&e.canon, &e.result))
+            .sum();
+        while entries.len() > cap || (own > MAX_FUNCTION_SIZE && entries.len() > 1) {
             let e = entries.pop_back().unwrap();
-            self.size -= Entry::size(&e.canon, &e.result);
+            let size = Entry::size(&e.canon, &e.result);
+            own -= size;
+            self.size -= size;
             self.stats.evictions += 1;
         }
         // Bounded in size too: large states (a walk over a tree) make large entries. The
@@ -628,6 +660,84 @@ mod tests {
             y.hit();
         }
         assert!((0..Yield::SAMPLE).all(|_| y.try_now()));
+    }
+
+    /// A cache entry of `f` whose size (`Entry::size`) is `units`: a mod set that long.
+    fn entry(f: FuncId, units: usize) -> (Canon, CallResult) {
+        let canon = Canon {
+            hash: units as u64,
+            form: Form {
+                function: f,
+                objects: Vec::new(),
+                args: Vec::new(),
+                edges: Vec::new(),
+            },
+            order: Vec::new(),
+        };
+        let r = CallResult {
+            modset: (0..units)
+                .map(|i| ResLoc::Static {
+                    obj: i as ObjId,
+                    field: None,
+                })
+                .collect(),
+            ..Default::default()
+        };
+        assert_eq!(Entry::size(&canon, &r), units);
+        (canon, r)
+    }
+
+    /// One function's entries stay within `MAX_FUNCTION_SIZE` (its least recently used
+    /// go first, its newest always stays), and leave the rest of the cache to the others.
+    #[test]
+    fn one_function_holds_at_most_its_share() {
+        let mut c = SummaryCache::new(64);
+        let (canon, r) = entry(1, 10);
+        c.insert(1, canon, r);
+        // Three entries of 40% of the share each: the third pushes the first out.
+        let big = MAX_FUNCTION_SIZE * 2 / 5;
+        for _ in 0..3 {
+            let (canon, r) = entry(2, big);
+            c.insert(2, canon, r);
+        }
+        assert_eq!(c.per_function[&2].len(), 2);
+        assert_eq!(
+            c.per_function[&1].len(),
+            1,
+            "another function's entry stays"
+        );
+        assert_eq!(c.stats.evictions, 1);
+        assert_eq!(c.size, 10 + 2 * big);
+        // An entry larger than the share alone is kept: the newest is the one to reuse.
+        let (canon, r) = entry(2, MAX_FUNCTION_SIZE + 1);
+        c.insert(2, canon, r);
+        assert_eq!(c.per_function[&2].len(), 1);
+        assert_eq!(c.size, 10 + MAX_FUNCTION_SIZE + 1);
+    }
+
+    /// A function whose lookups almost never hit keeps `LOW_YIELD_ENTRIES`; one whose
+    /// lookups hit keeps up to the per-function bound.
+    #[test]
+    fn low_yield_functions_keep_few_entries() {
+        let mut c = SummaryCache::new(64);
+        for f in [1, 2] {
+            for i in 0..Yield::WARMUP {
+                assert!(c.worth_lookup(f, false));
+                // f 2 hits one lookup in two: above the rate.
+                if f == 2 && i % 2 == 0 {
+                    c.yields.get_mut(&f).unwrap().hit();
+                }
+            }
+        }
+        assert!(c.yields[&1].low() && !c.yields[&2].low());
+        for f in [1, 2] {
+            for _ in 0..10 {
+                let (canon, r) = entry(f, 1);
+                c.insert(f, canon, r);
+            }
+        }
+        assert_eq!(c.per_function[&1].len(), LOW_YIELD_ENTRIES);
+        assert_eq!(c.per_function[&2].len(), 10);
     }
 
     /// A reused result names the new state's objects: every set goes through the same

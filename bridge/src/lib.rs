@@ -791,13 +791,18 @@ fn engine_analyze(
             // other failure gets the whole-program answer, sound for every state: what
             // the past-sensitive analysis would answer is a subset of it. Not after a
             // panic: that is a bug to see, and the conservative answer stays.
-            // The whole-program answer is made when a client first asks (`Handle`).
-            let whole = (e.fallback && !rep.over_call_budget)
-                .then(|| {
-                    let s = e.session.as_ref()?;
-                    s.prog.site_functions.get(&function).copied()
-                })
-                .flatten();
+            // The whole-program answer is made when a client first asks (`Handle`); not
+            // when the whole-program analysis failed already (nor in SPA mode, whose
+            // answers are made at once: a failure there is the analysis').
+            let whole = (e.fallback
+                && !rep.over_call_budget
+                && !e.spa
+                && !matches!(e.whole.get(), Some(None)))
+            .then(|| {
+                let s = e.session.as_ref()?;
+                s.prog.site_functions.get(&function).copied()
+            })
+            .flatten();
             match whole {
                 Some(f) => {
                     e.whole_program_calls += 1;
@@ -805,12 +810,10 @@ fn engine_analyze(
                     rep.whole_program = true;
                     // The sizes of the function's whole-program sets if the analysis has
                     // run (a client asked, chopping's call graph), else 0: not run for them.
-                    if let Some(a) = e
-                        .whole
-                        .get()
-                        .and_then(Option::as_ref)
-                        .and_then(|w| w.answer_ref(f))
-                    {
+                    let made = catch_unwind(AssertUnwindSafe(|| {
+                        e.whole.get()?.as_ref()?.answer_ref(f).cloned()
+                    }));
+                    if let Ok(Some(a)) = made {
                         let (m, r) = (a.modset().len(), a.refset().len());
                         rep.mod_size = m;
                         rep.ref_size = r;
@@ -1031,13 +1034,14 @@ fn query<T>(
     conservative: T,
     q: impl FnOnce(&Answer, &pspa::facts::Program, &LiveObject) -> T,
 ) -> T {
-    let (Some(answer), Some(s), Some(lo)) = (a.get(e), e.session.as_ref(), live(e, o)) else {
-        return conservative;
-    };
-    match catch_unwind(AssertUnwindSafe(|| q(answer, &s.prog, &lo))) {
-        Ok(v) => v,
-        Err(_) => conservative,
-    }
+    // Inside the catch: `get` may make a fallback's answer.
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let (Some(answer), Some(s), Some(lo)) = (a.get(e), e.session.as_ref(), live(e, o)) else {
+            return None;
+        };
+        Some(q(answer, &s.prog, &lo))
+    }));
+    r.ok().flatten().unwrap_or(conservative)
 }
 
 fn answer_ok(a: &CallAnswer) -> bool {
@@ -1100,7 +1104,6 @@ fn answer_may_point_to(e: &Engine, a: &CallAnswer, value: usize, o: &ffi::LiveOb
     // A past-sensitive engine's whole-program answers carry no points-to sets
     // (`Engine::whole`): no set, without making the answer.
     if matches!(a.0, Handle::WholeProgram(_)) {
-        debug_assert!(!e.spa, "an SPA engine's answers are made at once");
         return 2;
     }
     query(e, a, o, 2, |ans, prog, lo| {
@@ -1526,7 +1529,10 @@ impl SymbolicState for KleeState<'_> {
 }
 
 fn answer_mod_size(e: &Engine, a: &CallAnswer) -> usize {
-    a.get(e).map_or(0, |ans| ans.modset().len())
+    catch_unwind(AssertUnwindSafe(|| {
+        a.get(e).map_or(0, |ans| ans.modset().len())
+    }))
+    .unwrap_or(0)
 }
 
 fn profile_row(r: &ffi::ProfileRow) -> pspa::skips::FunctionProfile {
