@@ -37,8 +37,12 @@
 //
 // A fixed distance of 0: the snapshot of set's own call, whose argument p the plugin reads
 // as the eight A nodes (KLEE's resolution of the symbolic value): it prunes B's nodes too.
-// RUN: %klee --pspa-resolve --pspa-resolve-distance=0 --pspa-resolve-validate --output-dir=%t.d0 %t.bc 2>&1 | %FileCheck %s --check-prefix=VALID
-// RUN: %klee --pspa-resolve --pspa-resolve-distance=0 --output-dir=%t.d0q %t.bc > /dev/null 2>&1
+// That resolution scans the 72 nodes with KLEE's solver, longer than the default
+// --pspa-max-resolve-ms / --pspa-max-read-ms allow (125 / 250 ms: its first tries time out
+// twice and the address is given up as an unknown target, which prunes nothing): given
+// 1000 / 2000 ms, the first times out cold and the later ones resolve.
+// RUN: %klee --pspa-resolve --pspa-resolve-distance=0 --pspa-max-resolve-ms=1000 --pspa-max-read-ms=2000 --pspa-resolve-validate --output-dir=%t.d0 %t.bc 2>&1 | %FileCheck %s --check-prefix=VALID
+// RUN: %klee --pspa-resolve --pspa-resolve-distance=0 --pspa-max-resolve-ms=1000 --pspa-max-read-ms=2000 --output-dir=%t.d0q %t.bc > /dev/null 2>&1
 // RUN: %python %checks queries %t.d0q "<" %t.base
 #include "klee/klee.h"
 #include <stdlib.h>

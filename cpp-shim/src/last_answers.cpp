@@ -15,7 +15,8 @@ namespace {
 bool onlyConcrete(const ReadStats &a, const ReadStats &b) {
   return a.symbolicAddress == b.symbolicAddress && a.symbolicData == b.symbolicData &&
          a.unknownTyped == b.unknownTyped && a.unknownTooMany == b.unknownTooMany &&
-         a.unknownUntyped == b.unknownUntyped && a.unknownBudget == b.unknownBudget;
+         a.unknownUntyped == b.unknownUntyped && a.unknownBudget == b.unknownBudget &&
+         a.unknownGivenUp == b.unknownGivenUp;
 }
 
 bool sameArgs(const std::vector<klee::ref<klee::Expr>> &a, const std::vector<klee::ref<klee::Expr>> &b) {

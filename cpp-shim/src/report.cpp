@@ -94,6 +94,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", unknown (too many targets) = " << reads.unknownTooMany
                  << ", unknown (read from memory, not a pointer field) = " << reads.unknownUntyped
                  << ", unknown (over the read budget) = " << reads.unknownBudget
+                 << ", unknown (given up on before) = " << reads.unknownGivenUp
                  << "; objects given from the read cache, unread = " << reads.cachedObjects << " (kept: "
                  << cache.byObject.size() << " objects, " << cache.words << " words)";
     if (cache.verify)
@@ -166,6 +167,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                      {"unknown_too_many", reads.unknownTooMany},
                                      {"unknown_untyped", reads.unknownUntyped},
                                      {"unknown_budget", reads.unknownBudget},
+                                     {"unknown_given_up", reads.unknownGivenUp},
                                      {"cached_objects", reads.cachedObjects},
                                      {"cache_verified", cache.verified},
                                      {"cache_mismatches", cache.mismatches}};

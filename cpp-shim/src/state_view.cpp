@@ -24,6 +24,9 @@
 using namespace llvm;
 
 namespace {
+/// Bound of ReadContext::givenUp (it keeps the expressions alive).
+constexpr std::size_t MaxGivenUp = 4096;
+
 cl::opt<unsigned> PspaMaxResolutions(
     "pspa-max-resolutions",
     cl::desc("Objects a symbolic pointer in memory may resolve to before the analysis of "
@@ -33,17 +36,17 @@ cl::opt<unsigned> PspaMaxResolutions(
 cl::opt<unsigned> PspaMaxResolveMillis(
     "pspa-max-resolve-ms",
     cl::desc("Time allowed to resolve one symbolic address in memory with KLEE's solver "
-             "(default 1000 ms); beyond it the address becomes an unknown target"),
-    cl::init(1000), cl::cat(klee::MiscCat));
+             "(default 125 ms); beyond it the address becomes an unknown target"),
+    cl::init(125), cl::cat(klee::MiscCat));
 
 cl::opt<unsigned> PspaMaxReadMillis(
     "pspa-max-read-ms",
     cl::desc("Time one call's state reading may spend resolving symbolic addresses in memory "
-             "with KLEE's solver (default 2000 ms); past it, the remaining symbolic addresses "
+             "with KLEE's solver (default 250 ms); past it, the remaining symbolic addresses "
              "are unknown targets (\"may point anywhere\"). KLEE cannot stop a run while a "
              "plugin hook runs: this bounds how long one analysed call can hold it (0: resolve "
              "none)"),
-    cl::init(2000), cl::cat(klee::MiscCat));
+    cl::init(250), cl::cat(klee::MiscCat));
 
 /// Whether byte `off` of an object of type `t` starts a pointer field (arrays squeezed,
 /// nested structs walked; an object larger than its type is an array of it); false for
@@ -332,8 +335,27 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   ctx.reads.symbolicAddress++;
   // The call's reading budget: a buffer of symbolically written bytes has thousands of
   // such slots, each a resolution (make's 64 KiB xcalloc buffer held KLEE for minutes).
+  // Given up on before (ReadContext::givenUp): again, until the path has twice the
+  // constraints it had then (and 16 more), which may narrow it.
+  std::size_t constraints = state.constraints.size();
+  if (auto it = ctx.givenUp.find(e);
+      it != ctx.givenUp.end() && it->second.strikes >= GivenUp::Strikes && constraints < 2 * it->second.constraints + 16) {
+    ctx.reads.unknownGivenUp++;
+    out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
+    return true;
+  }
+  // A strike: a timeout, or the budget spent before (either may pass when the solver's
+  // caches are warm); `strikes` of them at once: too many targets, which do not.
+  auto giveUp = [&](unsigned strikes) {
+    if (ctx.givenUp.size() >= MaxGivenUp)
+      ctx.givenUp.clear();
+    GivenUp &g = ctx.givenUp[e];
+    g.strikes += strikes;
+    g.constraints = constraints;
+  };
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(resolving).count();
   if (elapsed >= PspaMaxReadMillis) {
+    giveUp(1);
     ctx.reads.unknownBudget++;
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     return true;
@@ -357,6 +379,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   resolving += std::chrono::steady_clock::now() - t0;
   if (incomplete || rl.size() >= PspaMaxResolutions) {
     ctx.reads.unknownTooMany++;
+    giveUp(rl.size() >= PspaMaxResolutions ? GivenUp::Strikes : 1);
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     return true;
   }
@@ -370,6 +393,7 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     known[p.first->id] = p.first;
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, p.first->id, 0, false, 0, 0});
   }
+  ctx.givenUp.erase(e);
   return true;
 }
 

@@ -3,6 +3,7 @@
 // (concrete values need no query; symbolic ones are resolved with the plugin's solver).
 #pragma once
 
+#include "klee/Expr/ExprHashMap.h"
 #include "clients.h"
 #include "pspa/state_view.h"
 
@@ -33,6 +34,7 @@ struct ReadStats {
   std::uint64_t unknownTooMany = 0;   // an address with too many targets: unknown target
   std::uint64_t unknownUntyped = 0;   // read from memory into a slot not typed as a pointer: unknown
   std::uint64_t unknownBudget = 0;    // a symbolic address past --pspa-max-read-ms: unknown
+  std::uint64_t unknownGivenUp = 0;   // an address whose resolution gave up before (ReadContext::givenUp)
   std::uint64_t cachedObjects = 0;    // objects whose words came from the read cache, unread
 };
 
@@ -119,6 +121,14 @@ struct ObjectType {
 };
 
 /// What reading states needs from the plugin, and keeps from one read to the next.
+/// An address's failed resolutions (ReadContext::givenUp).
+struct GivenUp {
+  static constexpr unsigned Strikes = 2;
+  unsigned strikes = 0;
+  /// Path constraints at the last one.
+  std::size_t constraints = 0;
+};
+
 struct ReadContext {
   klee::Executor *executor = nullptr;
   llvm::Module *module = nullptr;
@@ -136,6 +146,15 @@ struct ReadContext {
   bool globalsFound = false;
   ReadStats reads;
   ReadCache cache;
+  /// Symbolic addresses whose resolution gave up: too many targets, or twice a timeout or
+  /// a call's --pspa-max-read-ms spent before it (a cold solver cache can time out once
+  /// where a warm one does not). Met again, such an address is an unknown target at once,
+  /// until a path has twice the constraints it had then (and 16 more), which may narrow
+  /// it; one that resolves is forgotten. make's nested analysed calls (find_percent_cached,
+  /// strcache_add, add_hash) read the same addresses of a symbolic buffer, each spending
+  /// --pspa-max-read-ms on them. An unknown target is sound for any address: a state that
+  /// could have resolved it loses precision only. Bounded.
+  klee::ExprHashMap<GivenUp> givenUp;
 };
 
 /// Whether the core lays out objects of type `t` (onCast types only those).
