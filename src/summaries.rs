@@ -276,12 +276,12 @@ impl Entry {
     }
 }
 
-/// The summary cache's bound, in `Entry::size` units (about 24 bytes each: 50 MB). At
-/// 2^17 it held a few entries per function on SQLite with every function analysed (700
-/// functions, entries of 300 units): reuse 0.83 and 11M instructions in 60 s, against
-/// 0.96 and 22M at 2^21 (KLEE alone: 40M, and peak RSS within 1.03x). What held
-/// libtasn1's peak down at 2^17 (its tree walks' 1,000-object states) is
-/// `LOW_YIELD_ENTRIES` now.
+/// The summary cache's bound, in `Entry::size` units (a set element, an edge, an object).
+/// At 2^17 it held a few entries per function on SQLite with every function analysed
+/// (700 functions, entries of about 300 units): single 60 s runs gave reuse 0.85 and 8.1M
+/// instructions, against 0.98 and 21.1M with these bounds (the `cost` target: 22.4M of
+/// KLEE alone's 39.6M, peak RSS 0.96x). What held libtasn1's peak down at 2^17 (its tree
+/// walks' 1,000-object states) is `MAX_FUNCTION_SIZE` now.
 const MAX_CACHE_SIZE: usize = 1 << 21;
 
 /// One function's share of `MAX_CACHE_SIZE`: the old bound of the whole cache, which kept
@@ -396,9 +396,7 @@ impl Yield {
     /// Whether this call should look up (and cache); counts it as asked, and as tried if so.
     pub fn try_now(&mut self) -> bool {
         self.asked += 1;
-        let worth = self.tried < Self::WARMUP
-            || self.hits * Self::MIN_RATE >= self.tried
-            || self.asked % Self::SAMPLE == 0;
+        let worth = !self.low() || self.asked % Self::SAMPLE == 0;
         self.tried += worth as u64;
         worth
     }

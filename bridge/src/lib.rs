@@ -186,10 +186,11 @@ pub mod ffi {
         whole_program_calls: u64,
         whole_program_functions: u64,
         whole_program_micros: u64,
-        /// The part of `whole_program_micros` spent outside analysed calls (at a client's
-        /// first question to a fallback answer, or for chopping's call graph): not in the
-        /// plugin's timing of calls, which adds it at the end.
-        whole_program_micros_outside_calls: u64,
+        /// Whether the whole-program analysis ran. It never runs inside `engine_analyze`
+        /// (SPA mode solves in `engine_new`, a past-sensitive engine at a client's first
+        /// question to a fallback answer or for chopping's call graph): the plugin's
+        /// timing of calls does not see it, and adds `whole_program_micros` at the end.
+        whole_program_ran: bool,
     }
 
     /// The plugin's options that shape the analysis (`engine_new`): the session's
@@ -428,12 +429,6 @@ pub struct Engine {
     /// functions a call reaches). None inside: no session, or the analysis panicked.
     whole: std::cell::OnceCell<Option<WholeProgramAnswers>>,
     whole_micros: std::cell::Cell<u64>,
-    /// `whole_micros` when the analysis ran outside `engine_analyze` (a client's first
-    /// question to a fallback answer, chopping's call graph): the plugin's timer around
-    /// analysed calls did not see it.
-    whole_micros_outside_calls: std::cell::Cell<u64>,
-    /// Inside `engine_analyze`.
-    analyzing: std::cell::Cell<bool>,
     whole_program_calls: u64,
     /// Each function's `llvm::Function*`, the inverse of `Program::site_functions`.
     function_addresses: std::cell::OnceCell<FxHashMap<FuncId, usize>>,
@@ -635,11 +630,7 @@ impl Engine {
                     let a = pspa::analysis::analyze(&session.prog);
                     WholeProgramAnswers::new(&a, points_to)
                 }));
-                let us = t.elapsed().as_micros() as u64;
-                self.whole_micros.set(us);
-                if !self.analyzing.get() {
-                    self.whole_micros_outside_calls.set(us);
-                }
+                self.whole_micros.set(t.elapsed().as_micros() as u64);
                 w.ok()
             })
             .as_ref()
@@ -663,8 +654,6 @@ impl Engine {
             fallback: false,
             whole: Default::default(),
             whole_micros: Default::default(),
-            whole_micros_outside_calls: Default::default(),
-            analyzing: Default::default(),
             whole_program_calls: 0,
             function_addresses: Default::default(),
             failures: 0,
@@ -739,7 +728,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
             .and_then(Option::as_ref)
             .map_or(0, |w| w.made() as u64),
         whole_program_micros: e.whole_micros.get(),
-        whole_program_micros_outside_calls: e.whole_micros_outside_calls.get(),
+        whole_program_ran: e.whole.get().is_some(),
     }
 }
 
@@ -777,11 +766,9 @@ fn engine_analyze(
     let t = std::time::Instant::now();
     let max_work = (call.max_work > 0).then_some(call.max_work);
     let keep_post = call.keep_post;
-    e.analyzing.set(true);
     let r = catch_unwind(AssertUnwindSafe(|| {
         analyze(e, state, function, dump, pending, keep_post, max_work)
     }));
-    e.analyzing.set(false);
     let (mut rep, answer) = match r {
         Ok(Ok((rep, answer))) => (rep, CallAnswer::of(Some(answer))),
         Ok(Err(err)) => {
@@ -811,15 +798,15 @@ fn engine_analyze(
                     // The sizes of the function's whole-program sets if the analysis has
                     // run (a client asked, chopping's call graph), else 0: not run for them.
                     let made = catch_unwind(AssertUnwindSafe(|| {
-                        e.whole.get()?.as_ref()?.answer_ref(f).cloned()
+                        let a = e.whole.get()?.as_ref()?.answer_ref(f)?;
+                        Some((a.modset().len(), a.refset().len(), a.unknown()))
                     }));
-                    if let Ok(Some(a)) = made {
-                        let (m, r) = (a.modset().len(), a.refset().len());
+                    if let Ok(Some((m, r, unknown))) = made {
                         rep.mod_size = m;
                         rep.ref_size = r;
                         rep.mod_stripped = m;
                         rep.ref_stripped = r;
-                        rep.unknown = a.unknown();
+                        rep.unknown = unknown;
                     }
                     (rep, CallAnswer(Handle::WholeProgram(f)))
                 }

@@ -76,7 +76,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
     if (s.over_trial)
       llvm::errs() << ", " << s.over_trial << " of them the first of their function over the trial budget";
     // The whole-program analysis runs when a client first asks a fallback answer.
-    if (s.whole_program_micros == 0 && s.whole_program_functions == 0)
+    if (!s.whole_program_ran)
       llvm::errs() << "; whole-program analysis not run: no client asked these answers)\n";
     else
       llvm::errs() << "; whole-program analysis " << format("%.3f", s.whole_program_micros / 1e6)
@@ -134,7 +134,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"whole_program_calls", s.whole_program_calls},
                                         {"whole_program_functions", s.whole_program_functions},
                                         {"whole_program_s", s.whole_program_micros / 1e6},
-                                        {"whole_program_outside_calls_s", s.whole_program_micros_outside_calls / 1e6},
+                                        {"whole_program_ran", s.whole_program_ran},
                                         {"joined", t.joined},
                                         {"join_failures", t.joinFailures},
                                         {"time_s", t.seconds},

@@ -333,8 +333,6 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   // A symbolic address: every object it may point into (KLEE's own resolution), at an
   // unknown offset. Too many candidates, or a timeout: an unknown target, not a failure.
   ctx.reads.symbolicAddress++;
-  // The call's reading budget: a buffer of symbolically written bytes has thousands of
-  // such slots, each a resolution (make's 64 KiB xcalloc buffer held KLEE for minutes).
   // Given up on before (ReadContext::givenUp): again, until the path has twice the
   // constraints it had then (and 16 more), which may narrow it.
   std::size_t constraints = state.constraints.size();
@@ -353,6 +351,8 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     g.strikes += strikes;
     g.constraints = constraints;
   };
+  // The call's reading budget: a buffer of symbolically written bytes has thousands of
+  // such slots, each a resolution (make's 64 KiB xcalloc buffer held KLEE for minutes).
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(resolving).count();
   if (elapsed >= PspaMaxReadMillis) {
     giveUp(1);

@@ -120,7 +120,6 @@ struct ObjectType {
   bool operator!=(const ObjectType &o) const { return !(*this == o); }
 };
 
-/// What reading states needs from the plugin, and keeps from one read to the next.
 /// An address's failed resolutions (ReadContext::givenUp).
 struct GivenUp {
   static constexpr unsigned Strikes = 2;
@@ -129,6 +128,7 @@ struct GivenUp {
   std::size_t constraints = 0;
 };
 
+/// What reading states needs from the plugin, and keeps from one read to the next.
 struct ReadContext {
   klee::Executor *executor = nullptr;
   llvm::Module *module = nullptr;
