@@ -562,6 +562,10 @@ fn engine_new(module: usize, module_name: &str, o: &ffi::EngineOptions) -> Box<E
     // Panics are caught at every entry point and reported once by the plugin as a warning;
     // the default hook would print each one, with a backtrace, into KLEE's output.
     std::panic::set_hook(Box::new(|info| log::debug!("pspa: {info}")));
+    // RUST_LOG as for the CLI (`pspa::session=debug`: each miss; `pspa_klee=debug`: each
+    // failure's reason), onto KLEE's stderr; off unless asked.
+    let _ = env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("off"))
+        .try_init();
     let r = catch_unwind(AssertUnwindSafe(|| -> anyhow::Result<Engine> {
         // SAFETY: the plugin passes KLEE's live module, which outlives the engine.
         let m = unsafe {
@@ -772,6 +776,7 @@ fn engine_analyze(
     let (mut rep, answer) = match r {
         Ok(Ok((rep, answer))) => (rep, CallAnswer::of(Some(answer))),
         Ok(Err(err)) => {
+            log::debug!("a call of function {function} failed: {err:#}");
             let mut rep = failed_report(format!("{:#}", err));
             rep.over_call_budget = err.downcast_ref::<OverCallBudget>().is_some();
             // A client's own budget is the client's choice (it gives the call up); any
