@@ -19,15 +19,6 @@ bool onlyConcrete(const ReadStats &a, const ReadStats &b) {
          a.unknownGivenUp == b.unknownGivenUp;
 }
 
-bool sameArgs(const std::vector<klee::ref<klee::Expr>> &a, const std::vector<klee::ref<klee::Expr>> &b) {
-  if (a.size() != b.size())
-    return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i] != b[i]) // structural: concrete values compare by value
-      return false;
-  return true;
-}
-
 /// The object bound in `space` holding address `v`, with its contents (null, null if none).
 std::pair<const klee::MemoryObject *, const klee::ObjectState *>
 boundAt(const klee::AddressSpace &space, std::uint64_t v, klee::MemoryObject &probe) {
@@ -48,16 +39,47 @@ klee::MemoryObject &probe() {
 }
 } // namespace
 
-std::uint64_t LastAnswers::hashOf(const std::vector<klee::ref<klee::Expr>> &args) {
-  // Expr::hash() is 32 bits of a constant's value: KLEE's allocator gives addresses whose
-  // low 32 bits are often equal (libtasn1's nodes collided in one bucket).
-  std::uint64_t h = args.size();
+bool LastAnswers::argKey(const klee::ExecutionState &state, const ReadContext &ctx,
+                         const std::vector<klee::ref<klee::Expr>> &args, std::vector<Slot> &out) {
+  out.clear();
+  const unsigned width = klee::Context::get().getPointerWidth();
   for (const klee::ref<klee::Expr> &a : args) {
+    // KleeStateView::arg: a value of another width gives the core nothing, symbolic or not.
+    if (a->getWidth() != width) {
+      out.push_back(Slot{0, WordTarget::Integer, 0, 0});
+      continue;
+    }
+    // A symbolic one is read through the path's constraints: such a call is never kept.
     auto *ce = llvm::dyn_cast<klee::ConstantExpr>(a);
-    std::uint64_t v = ce && ce->getWidth() <= 64 ? ce->getZExtValue() : a->hash();
-    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
-    h ^= h >> 29;
+    if (!ce)
+      return false;
+    std::uint64_t v = ce->getZExtValue();
+    // wordTarget over every address (no span: outside it no object holds v anyway).
+    WordTarget t = wordTarget(ctx, state.addressSpace, 0, ~std::uint64_t(0), v, probe());
+    switch (t.kind) {
+    case WordTarget::Integer:
+      out.push_back(Slot{0, WordTarget::Integer, 0, 0});
+      break;
+    case WordTarget::Unresolved:
+      // No target now, one if an object is allocated at v: the value itself.
+      out.push_back(Slot{0, WordTarget::Unresolved, v, 0});
+      break;
+    default:
+      out.push_back(Slot{0, static_cast<std::uint64_t>(t.kind), t.a, t.b});
+    }
   }
+  return true;
+}
+
+std::uint64_t LastAnswers::hashOf(const std::vector<Slot> &key) {
+  // Mixed: KLEE's allocator gives addresses whose low 32 bits are often equal (libtasn1's
+  // nodes collided in one bucket when hashed by Expr::hash()).
+  std::uint64_t h = key.size();
+  for (const Slot &s : key)
+    for (std::uint64_t v : {s.kind, s.a, s.b}) {
+      h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+      h ^= h >> 29;
+    }
   return h;
 }
 
@@ -179,8 +201,11 @@ const LastAnswers::Hit *LastAnswers::find(const klee::ExecutionState &state, llv
   auto fit = byFunction.find(f);
   if (fit == byFunction.end())
     return nullptr;
-  auto it = fit->second.byArgs.find(hashOf(args));
-  if (it == fit->second.byArgs.end() || !sameArgs(it->second->args, args) || !holds(*it->second, state, ctx))
+  std::vector<Slot> key;
+  if (!argKey(state, ctx, args, key))
+    return nullptr;
+  auto it = fit->second.byArgs.find(hashOf(key));
+  if (it == fit->second.byArgs.end() || it->second->args != key || !holds(*it->second, state, ctx))
     return nullptr;
   ++yields[f].hits;
   lru.splice(lru.begin(), lru, it->second);
@@ -202,7 +227,11 @@ void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
                            const std::vector<klee::ref<klee::Expr>> &args, const KleeStateView &view,
                            const ReadContext &ctx, const ReadStats &before, Answer answer,
                            const pspa::CallReport &report) {
-  std::uint64_t h = hashOf(args);
+  std::vector<Slot> key;
+  // Symbolic arguments: the answer depends on the path (and their reads were symbolic).
+  if (!argKey(state, ctx, args, key))
+    return;
+  std::uint64_t h = hashOf(key);
   // The entry for these arguments (or another's with the same hash) gives way.
   auto fit = byFunction.find(f);
   if (fit != byFunction.end()) {
@@ -215,7 +244,7 @@ void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
   Entry e;
   e.f = f;
   e.argsHash = h;
-  e.args = args;
+  e.args = std::move(key);
   // The arguments' own (an integer argument an object allocated there would make a pointer).
   e.unresolved = view.unresolvedWords();
   std::unordered_map<std::uint64_t, std::uint32_t> index;

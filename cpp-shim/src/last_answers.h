@@ -2,8 +2,9 @@
 // those analyses read: then the call gets that answer without reading the state again.
 //
 // An on-demand analysis is a function of what its view gave the core: the arguments, the
-// objects it met (site, size, type) and the pointer slots it read. A later state that has
-// the same arguments, the same objects at the same addresses with the same types, the same
+// objects it met (site, size, type) and the pointer slots it read. A later state whose
+// arguments give the core the same targets (`argKey`: an integer argument's value is not
+// looked at by the core, so it is not compared either), the same objects at the same addresses with the same types, the same
 // targets in the slots of the objects read, and no object at any address those slots held
 // that was no object's then (a stale pointer that a new object would make live), gives the
 // same answer, whichever path it is on: what the core was given is compared, not states.
@@ -139,7 +140,8 @@ private:
   struct Entry {
     llvm::Function *f;
     std::uint64_t argsHash;
-    std::vector<klee::ref<klee::Expr>> args;
+    /// argKey's, not the values: what the core was given.
+    std::vector<Slot> args;
     std::vector<Met> met;
     std::vector<Read> read;
     std::vector<Slot> slots;
@@ -173,7 +175,14 @@ private:
                       std::vector<Slot> &out, std::vector<std::uint64_t> &unresolved);
   using Lru = std::list<Entry>;
   bool holds(Entry &e, const klee::ExecutionState &state, const ReadContext &ctx);
-  static std::uint64_t hashOf(const std::vector<klee::ref<klee::Expr>> &args);
+  /// What the core is given of `args` in `state` (KleeStateView::arg's rule): for each, an
+  /// object and offset, a function, an address no object holds (the value), or nothing (an
+  /// integer, a value of another width). Calls that differ only in what gives nothing
+  /// (`sqlite3DbMallocRawNN(db, n)`'s size) share an entry. False for a symbolic pointer-wide
+  /// argument (never kept: its targets depend on the path).
+  static bool argKey(const klee::ExecutionState &state, const ReadContext &ctx,
+                     const std::vector<klee::ref<klee::Expr>> &args, std::vector<Slot> &out);
+  static std::uint64_t hashOf(const std::vector<Slot> &key);
   void erase(Lru::iterator it);
   /// Front: most recently used.
   Lru lru;
