@@ -48,6 +48,13 @@ cl::opt<unsigned> PspaMaxReadMillis(
              "none)"),
     cl::init(250), cl::cat(klee::MiscCat));
 
+cl::opt<unsigned> PspaSlowResolveMillis(
+    "pspa-slow-resolve-ms",
+    cl::desc("A symbolic address that resolves but takes at least this long (default 5 ms) "
+             "strikes as a timeout does (--pspa-max-resolve-ms) when its call's answer holds "
+             "an unknown target from reading all the same: it bought no precision"),
+    cl::init(5), cl::cat(klee::MiscCat));
+
 /// Whether byte `off` of an object of type `t` starts a pointer field (arrays squeezed,
 /// nested structs walked; an object larger than its type is an array of it); false for
 /// an unknown type.
@@ -336,8 +343,27 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   // Given up on before (ReadContext::givenUp): again, until the path has twice the
   // constraints it had then (and 16 more), which may narrow it.
   std::size_t constraints = state.constraints.size();
+  // A strike on `x` (ReadContext::givenUp).
+  auto strike = [&](const klee::ref<klee::Expr> &x, unsigned strikes) {
+    if (ctx.givenUp.size() >= MaxGivenUp)
+      ctx.givenUp.clear();
+    GivenUp &g = ctx.givenUp[x];
+    g.strikes += strikes;
+    g.constraints = constraints;
+  };
+  // This call's answer holds an unknown target from here on: its slow resolutions bought
+  // no precision, and strike (KleeStateView::slowResolved).
+  auto answerUnknown = [&] {
+    if (unknownRead)
+      return;
+    unknownRead = true;
+    for (const klee::ref<klee::Expr> &slow : slowResolved)
+      strike(slow, 1);
+    slowResolved.clear();
+  };
   if (auto it = ctx.givenUp.find(e);
       it != ctx.givenUp.end() && it->second.strikes >= GivenUp::Strikes && constraints < 2 * it->second.constraints + 16) {
+    answerUnknown();
     ctx.reads.unknownGivenUp++;
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     return true;
@@ -345,11 +371,8 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
   // A strike: a timeout, or the budget spent before (either may pass when the solver's
   // caches are warm); `strikes` of them at once: too many targets, which do not.
   auto giveUp = [&](unsigned strikes) {
-    if (ctx.givenUp.size() >= MaxGivenUp)
-      ctx.givenUp.clear();
-    GivenUp &g = ctx.givenUp[e];
-    g.strikes += strikes;
-    g.constraints = constraints;
+    strike(e, strikes);
+    answerUnknown();
   };
   // The call's reading budget: a buffer of symbolically written bytes has thousands of
   // such slots, each a resolution (make's 64 KiB xcalloc buffer held KLEE for minutes).
@@ -383,6 +406,15 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Unknown, 0, 0, false, 0, 0});
     return true;
   }
+  // Slow: a strike now if the answer holds an unknown target already, or later if it comes
+  // to; it keeps the strikes it has (they came from calls it did not help).
+  bool slow = std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(PspaSlowResolveMillis);
+  if (slow && unknownRead)
+    strike(e, 1);
+  else if (slow)
+    slowResolved.push_back(e);
+  else
+    ctx.givenUp.erase(e);
   for (auto &p : rl) {
     // A function's object is code: the target is the function (a symbolic choice between
     // callbacks), which the analysis binds at indirect calls.
@@ -393,7 +425,6 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
     known[p.first->id] = p.first;
     out.push_back(pspa::TargetFfi{pspa::TargetKind::Object, p.first->id, 0, false, 0, 0});
   }
-  ctx.givenUp.erase(e);
   return true;
 }
 

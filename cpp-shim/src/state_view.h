@@ -150,7 +150,12 @@ struct ReadContext {
   /// a call's --pspa-max-read-ms spent before it (a cold solver cache can time out once
   /// where a warm one does not). Met again, such an address is an unknown target at once,
   /// until a path has twice the constraints it had then (and 16 more), which may narrow
-  /// it; one that resolves is forgotten. make's nested analysed calls (find_percent_cached,
+  /// it; one that resolves is forgotten, unless it was slow and its call's reading gave an
+  /// unknown target all the same (KleeStateView::slowResolved): then it strikes, and keeps
+  /// its strikes. libtiff's hash-set buckets, written at an index hashed from the symbolic
+  /// tag and read at the end of every path (`TIFFCleanup`, `TIFFHashSetDestroy`), resolve
+  /// to no object in 11-33 ms a word: each call resolved the same first words again, spent
+  /// --pspa-max-read-ms on them and made the rest unknown. make's nested analysed calls (find_percent_cached,
   /// strcache_add, add_hash) read the same addresses of a symbolic buffer, each spending
   /// --pspa-max-read-ms on them. An unknown target is sound for any address: a state that
   /// could have resolved it loses precision only. Bounded.
@@ -282,6 +287,11 @@ private:
   mutable std::vector<std::uint64_t> unresolved;
   /// Time spent resolving symbolic addresses for this call (--pspa-max-read-ms).
   mutable std::chrono::steady_clock::duration resolving{};
+  /// This call's symbolic addresses that resolved, but slowly (--pspa-slow-resolve-ms),
+  /// before its reading gave an unknown target (`unknownRead`: over the budget, too many
+  /// targets, given up on): each strikes then (ReadContext::givenUp).
+  mutable std::vector<klee::ref<klee::Expr>> slowResolved;
+  mutable bool unknownRead = false;
 };
 
 } // namespace pspa_plugin
