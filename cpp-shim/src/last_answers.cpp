@@ -71,6 +71,15 @@ bool LastAnswers::argKey(const klee::ExecutionState &state, const ReadContext &c
   return true;
 }
 
+bool LastAnswers::made(ArgKey &key, const klee::ExecutionState &state, const ReadContext &ctx) {
+  if (!key.made) {
+    key.made = true;
+    key.concrete = argKey(state, ctx, key.args, key.slots);
+    key.hash = hashOf(key.slots);
+  }
+  return key.concrete;
+}
+
 std::uint64_t LastAnswers::hashOf(const std::vector<Slot> &key) {
   // Mixed: KLEE's allocator gives addresses whose low 32 bits are often equal (libtasn1's
   // nodes collided in one bucket when hashed by Expr::hash()).
@@ -196,16 +205,12 @@ void LastAnswers::erase(Lru::iterator it) {
 }
 
 const LastAnswers::Hit *LastAnswers::find(const klee::ExecutionState &state, llvm::Function *f,
-                                          const std::vector<klee::ref<klee::Expr>> &args,
-                                          const ReadContext &ctx) {
+                                          ArgKey &args, const ReadContext &ctx) {
   auto fit = byFunction.find(f);
-  if (fit == byFunction.end())
+  if (fit == byFunction.end() || !made(args, state, ctx))
     return nullptr;
-  std::vector<Slot> key;
-  if (!argKey(state, ctx, args, key))
-    return nullptr;
-  auto it = fit->second.byArgs.find(hashOf(key));
-  if (it == fit->second.byArgs.end() || it->second->args != key || !holds(*it->second, state, ctx))
+  auto it = fit->second.byArgs.find(args.hash);
+  if (it == fit->second.byArgs.end() || it->second->args != args.slots || !holds(*it->second, state, ctx))
     return nullptr;
   ++yields[f].hits;
   lru.splice(lru.begin(), lru, it->second);
@@ -224,14 +229,12 @@ bool LastAnswers::worthRecording(llvm::Function *f, bool anyway) {
 }
 
 void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
-                           const std::vector<klee::ref<klee::Expr>> &args, const KleeStateView &view,
-                           const ReadContext &ctx, const ReadStats &before, Answer answer,
-                           const pspa::CallReport &report) {
-  std::vector<Slot> key;
+                           ArgKey &args, const KleeStateView &view, const ReadContext &ctx,
+                           const ReadStats &before, Answer answer, const pspa::CallReport &report) {
   // Symbolic arguments: the answer depends on the path (and their reads were symbolic).
-  if (!argKey(state, ctx, args, key))
+  if (!made(args, state, ctx))
     return;
-  std::uint64_t h = hashOf(key);
+  std::uint64_t h = args.hash;
   // The entry for these arguments (or another's with the same hash) gives way.
   auto fit = byFunction.find(f);
   if (fit != byFunction.end()) {
@@ -244,7 +247,7 @@ void LastAnswers::remember(const klee::ExecutionState &state, llvm::Function *f,
   Entry e;
   e.f = f;
   e.argsHash = h;
-  e.args = std::move(key);
+  e.args = args.slots;
   // The arguments' own (an integer argument an object allocated there would make a pointer).
   e.unresolved = view.unresolvedWords();
   std::unordered_map<std::uint64_t, std::uint32_t> index;

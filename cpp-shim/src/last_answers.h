@@ -3,11 +3,12 @@
 //
 // An on-demand analysis is a function of what its view gave the core: the arguments, the
 // objects it met (site, size, type) and the pointer slots it read. A later state whose
-// arguments give the core the same targets (`argKey`: an integer argument's value is not
-// looked at by the core, so it is not compared either), the same objects at the same addresses with the same types, the same
-// targets in the slots of the objects read, and no object at any address those slots held
-// that was no object's then (a stale pointer that a new object would make live), gives the
-// same answer, whichever path it is on: what the core was given is compared, not states.
+// arguments give the core the same targets (`argKey`: the core never looks at an integer
+// argument's value, so it is not compared either), the same objects at the same addresses
+// with the same types, the same targets in the slots of the objects read, and no object at
+// any address those slots held that was no object's then (a stale pointer that a new object
+// would make live), gives the same answer, whichever path it is on: what the core was given
+// is compared, not states.
 // Only analyses that read concrete words alone are kept (a symbolic address's targets
 // depend on the path's constraints), with no pending skipped call on the path (their
 // post-states join the state) and no post-state kept.
@@ -75,15 +76,26 @@ public:
   /// `anyway`, or the function's recorded analyses yield hits (`Yield`). Counted in `lowYieldSkips` when not.
   bool worthRecording(llvm::Function *f, bool anyway = false);
 
+  /// What the core is given of one call's arguments (`argKey`), made at most once: `find`
+  /// and `remember` of the same call share it.
+  class ArgKey {
+    friend class LastAnswers;
+    const std::vector<klee::ref<klee::Expr>> &args;
+    bool made = false, concrete = false;
+    std::vector<RecordedSlot> slots;
+    std::uint64_t hash = 0;
+
+  public:
+    explicit ArgKey(const std::vector<klee::ref<klee::Expr>> &args) : args(args) {}
+  };
+
   /// An answer of `f` for `args` whose reads `state` still holds, or null.
-  const Hit *find(const klee::ExecutionState &state, llvm::Function *f,
-                  const std::vector<klee::ref<klee::Expr>> &args, const ReadContext &ctx);
+  const Hit *find(const klee::ExecutionState &state, llvm::Function *f, ArgKey &args, const ReadContext &ctx);
 
   /// Keep `answer`, made from `view` of `state` (reads: the context's counters before the
   /// analysis), if every read was of concrete bytes and the state is small enough; it
   /// replaces the entry of `f` for the same arguments.
-  void remember(const klee::ExecutionState &state, llvm::Function *f,
-                const std::vector<klee::ref<klee::Expr>> &args, const KleeStateView &view,
+  void remember(const klee::ExecutionState &state, llvm::Function *f, ArgKey &args, const KleeStateView &view,
                 const ReadContext &ctx, const ReadStats &before, Answer answer, const pspa::CallReport &report);
 
   /// Objects written since an entry was made whose pointers were found the same (--pspa-stats).
@@ -183,6 +195,8 @@ private:
   static bool argKey(const klee::ExecutionState &state, const ReadContext &ctx,
                      const std::vector<klee::ref<klee::Expr>> &args, std::vector<Slot> &out);
   static std::uint64_t hashOf(const std::vector<Slot> &key);
+  /// `key` made (argKey, hashOf) if it was not; whether the arguments are all concrete.
+  static bool made(ArgKey &key, const klee::ExecutionState &state, const ReadContext &ctx);
   void erase(Lru::iterator it);
   /// Front: most recently used.
   Lru lru;

@@ -372,8 +372,9 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   // Objects allocated from here on have larger ids (KLEE numbers objects in order; the
   // probe takes the next number).
   firstNew = klee::MemoryObject(0).id;
+  pspa_plugin::LastAnswers::ArgKey key(arguments);
   if (lastServes) {
-    if (const pspa_plugin::LastAnswers::Hit *hit = lastAnswers.find(state, f, arguments, reading)) {
+    if (const pspa_plugin::LastAnswers::Hit *hit = lastAnswers.find(state, f, key, reading)) {
       ++statReuses;
       pspa::engine_count_unchanged(**engine);
       auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
@@ -414,7 +415,7 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   // fallback: a later call may be answered past-sensitively (a function over the trial
   // budget gets the whole budget next), and one that cannot falls back again at once.
   if (lastServes && !r.over_call_budget && !r.whole_program)
-    lastAnswers.remember(state, f, arguments, view, reading, before, pspa::answer_ok(**answer) ? answer : nullptr, r);
+    lastAnswers.remember(state, f, key, view, reading, before, pspa::answer_ok(**answer) ? answer : nullptr, r);
   statTime += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
   if (r.over_call_budget) {
     ++givenUp;

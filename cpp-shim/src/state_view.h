@@ -155,8 +155,9 @@ struct ReadContext {
   /// its strikes. libtiff's hash-set buckets, written at an index hashed from the symbolic
   /// tag and read at the end of every path (`TIFFCleanup`, `TIFFHashSetDestroy`), resolve
   /// to no object in 11-33 ms a word: each call resolved the same first words again, spent
-  /// --pspa-max-read-ms on them and made the rest unknown. make's nested analysed calls (find_percent_cached,
-  /// strcache_add, add_hash) read the same addresses of a symbolic buffer, each spending
+  /// --pspa-max-read-ms on them and made the rest unknown. make's nested analysed calls
+  /// (find_percent_cached, strcache_add, add_hash) read the same addresses of a symbolic
+  /// buffer, each spending
   /// --pspa-max-read-ms on them. An unknown target is sound for any address: a state that
   /// could have resolved it loses precision only. Bounded.
   klee::ExprHashMap<GivenUp> givenUp;
