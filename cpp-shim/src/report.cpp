@@ -95,7 +95,8 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << ", unknown (read from memory, not a pointer field) = " << reads.unknownUntyped
                  << ", unknown (over the read budget) = " << reads.unknownBudget
                  << ", unknown (given up on before) = " << reads.unknownGivenUp
-                 << "; objects given from the read cache, unread = " << reads.cachedObjects << " (kept: "
+                 << "; objects given from the read cache, unread = " << reads.cachedObjects << ", of them with other bound objects than last = " << cache.rebound
+                 << ", with symbolic words read again = " << cache.symbolicAgain << " (kept: "
                  << cache.byObject.size() << " objects, " << cache.words << " words)";
     if (cache.verify)
       llvm::errs() << " (each read too under --pspa-check: " << cache.verified << " compared, "
@@ -169,6 +170,8 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                      {"unknown_budget", reads.unknownBudget},
                                      {"unknown_given_up", reads.unknownGivenUp},
                                      {"cached_objects", reads.cachedObjects},
+                                     {"cache_rebound", cache.rebound},
+                                     {"cache_symbolic_again", cache.symbolicAgain},
                                      {"cache_verified", cache.verified},
                                      {"cache_mismatches", cache.mismatches}};
 }

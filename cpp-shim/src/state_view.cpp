@@ -430,12 +430,16 @@ bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Ve
 
 bool concreteWords(const ReadContext &ctx, const klee::AddressSpace &space, std::uint64_t lo, std::uint64_t hi,
                    const klee::MemoryObject *mo, const klee::ObjectState *os, klee::MemoryObject &probe,
-                   std::vector<ReadCache::Word> &out) {
+                   std::vector<ReadCache::Word> &out, std::vector<std::uint32_t> *symbolic) {
   unsigned bytes = klee::Context::get().getPointerWidth() / 8;
   for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
     std::uint64_t word = 0;
-    if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word)))
-      return false;
+    if (!os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
+      if (!symbolic)
+        return false;
+      symbolic->push_back(off);
+      continue;
+    }
     WordTarget t = wordTarget(ctx, space, lo, hi, word, probe);
     if (t.kind != WordTarget::Integer)
       out.push_back(ReadCache::Word::of(off, t, word));
@@ -444,15 +448,46 @@ bool concreteWords(const ReadContext &ctx, const klee::AddressSpace &space, std:
 }
 
 bool KleeStateView::sameWords(const klee::MemoryObject *mo, const klee::ObjectState *os,
-                              const std::vector<ReadCache::Word> &kept) const {
+                              const ReadCache::Entry &kept) const {
   std::vector<ReadCache::Word> now;
-  bool same = concreteWords(ctx, state.addressSpace, objLo, objHi, mo, os, probe, now) && now == kept;
+  std::vector<std::uint32_t> symbolic;
+  bool same = concreteWords(ctx, state.addressSpace, objLo, objHi, mo, os, probe, now, &symbolic) &&
+              now == kept.words && symbolic == kept.symbolic;
   ctx.cache.verified++;
   if (!same && ctx.cache.mismatches++ == 0)
     klee::klee_warning("pspa: the read cache gave object %u other words than its contents now hold "
                        "(counted in the done lines; the words read are used)",
                        mo->id);
   return same;
+}
+
+bool KleeStateView::stillTargets(const ReadCache::Entry &e) const {
+  const klee::MemoryObject *last = nullptr;
+  for (const ReadCache::Word &w : e.words) {
+    switch (w.kind) {
+    case WordTarget::Object:
+      // Bound objects are disjoint: while `w.mo` is bound the word's address is in it and
+      // in no other object. Looked up by the object (its address), then checked to be it:
+      // another object may sit where a freed one was.
+      if (w.mo != last) {
+        const auto *res = state.addressSpace.objects.lookup(w.mo);
+        if (!res || res->first != w.mo)
+          return false;
+        last = w.mo;
+      }
+      break;
+    case WordTarget::Unresolved:
+      // No object held the word: one allocated there since would make it a pointer.
+      if (w.a >= objLo && w.a < objHi && objectHolding(state.addressSpace, w.a, probe))
+        return false;
+      break;
+    case WordTarget::Function: // code is never unbound
+    case WordTarget::Integer:  // not kept
+      break;
+    }
+  }
+  ctx.cache.rebound++;
+  return true;
 }
 
 bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &v) const {
@@ -488,38 +523,15 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &
       slots.push_back(RecordedSlot{off, static_cast<std::uint64_t>(t.kind), t.a, t.b});
   };
   const std::uint64_t writeStamp = os->writeStamp(), fingerprint = state.addressSpace.boundFingerprint();
-  auto kept = ctx.cache.byObject.find(id);
-  if (kept != ctx.cache.byObject.end() && kept->second.writeStamp == writeStamp &&
-      kept->second.fingerprint == fingerprint && (!ctx.cache.verify || sameWords(mo, os, kept->second.words))) {
-    ctx.reads.cachedObjects++;
-    for (const ReadCache::Word &w : kept->second.words)
-      give(w.offset, WordTarget{w.kind, w.a, w.b, w.mo}, w.kind == WordTarget::Unresolved ? w.a : 0);
-    if (rec)
-      rec->to = slots.size();
-    return true;
-  }
   unsigned width = klee::Context::get().getPointerWidth();
   unsigned bytes = width / 8;
   const DataLayout &dl = ctx.module->getDataLayout();
   // Its type matters only to a symbolic word (typeOf looks it up).
   ObjectType type;
   bool typed = false;
-  ReadCache::Entry entry{writeStamp, fingerprint, {}};
-  // Kept when the cache is on and every word is concrete.
-  bool keeping = ctx.cache.on;
-  for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
-    std::uint64_t word = 0;
-    // Concrete bytes straight from KLEE's concrete store (host byte order, as KLEE keeps
-    // it): no expression is built.
-    if (os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
-      ctx.reads.concrete++;
-      WordTarget t = wordTarget(ctx, state.addressSpace, objLo, objHi, word, probe);
-      if (keeping && t.kind != WordTarget::Integer)
-        entry.words.push_back(ReadCache::Word::of(off, t, word));
-      give(off, t, word);
-      continue;
-    }
-    keeping = false;
+  // A symbolic word, read afresh: its targets depend on the path's constraints, and its
+  // type on the casts learned so far.
+  auto symbolicWord = [&](unsigned off) {
     if (!typed) {
       type = typeOf(mo);
       typed = true;
@@ -532,8 +544,52 @@ bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &
     slotted(before, off);
     if (rec)
       rec->concrete = false;
+    return true;
+  };
+  auto kept = ctx.cache.byObject.find(id);
+  if (kept != ctx.cache.byObject.end() && kept->second.writeStamp == writeStamp &&
+      (kept->second.fingerprint == fingerprint || stillTargets(kept->second)) &&
+      (!ctx.cache.verify || sameWords(mo, os, kept->second))) {
+    // Held with these bound objects too: the next look in this address space is short.
+    kept->second.fingerprint = fingerprint;
+    ctx.reads.cachedObjects++;
+    const ReadCache::Entry &e = kept->second;
+    if (!e.symbolic.empty())
+      ctx.cache.symbolicAgain++;
+    // In offset order, as a read gives them.
+    std::size_t si = 0;
+    for (const ReadCache::Word &w : e.words) {
+      for (; si < e.symbolic.size() && e.symbolic[si] < w.offset; ++si)
+        if (!symbolicWord(e.symbolic[si]))
+          return false;
+      give(w.offset, WordTarget{w.kind, w.a, w.b, w.mo}, w.kind == WordTarget::Unresolved ? w.a : 0);
+    }
+    for (; si < e.symbolic.size(); ++si)
+      if (!symbolicWord(e.symbolic[si]))
+        return false;
+    if (rec)
+      rec->to = slots.size();
+    return true;
   }
-  if (keeping)
+  ReadCache::Entry entry{writeStamp, fingerprint, {}, {}};
+  for (unsigned off = 0; off + bytes <= mo->size; off += bytes) {
+    std::uint64_t word = 0;
+    // Concrete bytes straight from KLEE's concrete store (host byte order, as KLEE keeps
+    // it): no expression is built.
+    if (os->readConcrete(off, bytes, reinterpret_cast<std::uint8_t *>(&word))) {
+      ctx.reads.concrete++;
+      WordTarget t = wordTarget(ctx, state.addressSpace, objLo, objHi, word, probe);
+      if (ctx.cache.on && t.kind != WordTarget::Integer)
+        entry.words.push_back(ReadCache::Word::of(off, t, word));
+      give(off, t, word);
+      continue;
+    }
+    if (ctx.cache.on)
+      entry.symbolic.push_back(off);
+    if (!symbolicWord(off))
+      return false;
+  }
+  if (ctx.cache.on)
     ctx.cache.keep(id, std::move(entry));
   if (rec)
     rec->to = slots.size();
