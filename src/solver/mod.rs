@@ -30,6 +30,8 @@ use memcpy::MemCopyState;
 use offline_merge::MergeKey;
 
 pub type Node = u32;
+/// A node's copy-edge successors.
+type Succ = smallvec::SmallVec<[Node; 4]>;
 const NONE: u32 = u32::MAX;
 
 /// An object as the solver sees it (the program's objects plus those added for seeding or
@@ -134,7 +136,9 @@ pub struct Solver<'p> {
     /// was already handled: the copies were as large as the sets themselves.
     pdelta: Vec<PtsSet>,
     cdelta: Vec<PtsSet>,
-    succ: Vec<Vec<Node>>,
+    /// In place up to four: most nodes have one or two successors, and a heap vector
+    /// per node's first edge was a tenth of a small miss (libtasn1's `_asn1_find_up`).
+    succ: Vec<Succ>,
     /// Successor lists that grew since they were last normalised.
     succ_dirty: Vec<bool>,
     complex: Vec<Vec<Cx>>,
@@ -250,7 +254,7 @@ impl<'p> Solver<'p> {
             pts: vec![PtsSet::new(); prog.num_vars as usize],
             pdelta: vec![PtsSet::new(); prog.num_vars as usize],
             cdelta: vec![PtsSet::new(); prog.num_vars as usize],
-            succ: vec![Vec::new(); prog.num_vars as usize],
+            succ: vec![Succ::new(); prog.num_vars as usize],
             succ_dirty: vec![false; prog.num_vars as usize],
             complex: vec![Vec::new(); prog.num_vars as usize],
             edge_adds: 0,
@@ -328,7 +332,7 @@ impl<'p> Solver<'p> {
         self.pts.push(PtsSet::new());
         self.pdelta.push(PtsSet::new());
         self.cdelta.push(PtsSet::new());
-        self.succ.push(Vec::new());
+        self.succ.push(Succ::new());
         self.succ_dirty.push(false);
         self.complex.push(Vec::new());
         self.changed.push(false);
@@ -348,7 +352,7 @@ impl<'p> Solver<'p> {
         self.pts.resize_with(end, PtsSet::new);
         self.pdelta.resize_with(end, PtsSet::new);
         self.cdelta.resize_with(end, PtsSet::new);
-        self.succ.resize_with(end, Vec::new);
+        self.succ.resize_with(end, Succ::new);
         self.succ_dirty.resize(end, false);
         self.complex.resize_with(end, Vec::new);
         self.changed.resize(end, false);
@@ -815,7 +819,7 @@ impl<'p> Solver<'p> {
             }
             s.sort_unstable();
             s.dedup();
-            s.retain(|&w| w != v);
+            s.retain(|w| *w != v);
             self.succ[v as usize] = s;
         }
         nodes.append(&mut self.succ_nodes);
