@@ -11,6 +11,7 @@ use crate::reach::Reach;
 use crate::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use anyhow::{bail, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::sync::Arc;
 
 /// The projected memory graph: reachable objects with their pointer fields.
 #[derive(Clone, Debug, Default)]
@@ -144,7 +145,16 @@ impl MemoryGraph {
                 self.discover(*id, s)?;
             }
             // Code the call may run through this pointer: what it names is reachable too.
-            Target::Function(name) => self.function_roots(name, s, roots)?,
+            // By the shared name's address first (held, so that no other name takes it): a
+            // view gives one name per function, and SQLite's calls meet thousands of
+            // pointers to a few hundred functions.
+            Target::Function(name) => {
+                let key = Arc::as_ptr(name) as *const u8 as usize;
+                if !self.proj.names.contains_key(&key) {
+                    self.proj.names.insert(key, name.clone());
+                    self.function_roots(name, s, roots)?
+                }
+            }
             Target::Null | Target::Unknown => {}
         }
         Ok(())
@@ -179,14 +189,22 @@ impl MemoryGraph {
         let Roots::Named(prog, reach) = roots else {
             return Ok(());
         };
-        if !self.proj.funcs.insert(name.to_string()) {
+        // Looked up before a key is made: SQLite's calls meet thousands of function
+        // pointers (method and built-in tables), most of them met before in the call.
+        if self.proj.funcs.contains(name) {
             return Ok(());
         }
+        self.proj.funcs.insert(name.to_string());
         // An unknown function has no code of ours: the abstraction reports it.
         let Some(f) = prog.function_by_name(name) else {
             return Ok(());
         };
         for &o in reach.globals(f).iter() {
+            // Functions share most of their globals: each rooted once per call (SQLite's
+            // calls rooted some 1,000 globals each, 32 per function met, mostly again).
+            if !self.proj.root_once(o) {
+                continue;
+            }
             let Some(gname) = crate::site::global_name(&prog.objects[o as usize].label) else {
                 continue;
             };
@@ -216,6 +234,23 @@ struct Projection {
     funcs: FxHashSet<String>,
     /// Objects known to hold globals.
     globals: FxHashSet<StateObjId>,
+    /// The program's global objects rooted through a function's names, as a bitset.
+    rooted: Vec<u64>,
+    /// Function names met as targets, by address (`Target::Function`).
+    names: FxHashMap<usize, Arc<str>>,
+}
+
+impl Projection {
+    /// Whether the program's object `o` was not rooted yet (it is now).
+    fn root_once(&mut self, o: u32) -> bool {
+        let (w, b) = (o as usize / 64, 1u64 << (o % 64));
+        if w >= self.rooted.len() {
+            self.rooted.resize(w + 1, 0);
+        }
+        let fresh = self.rooted[w] & b == 0;
+        self.rooted[w] |= b;
+        fresh
+    }
 }
 
 /// A projected graph read back as a state: the objects it holds, with their slots (what a

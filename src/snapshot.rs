@@ -297,7 +297,7 @@ impl SnapTarget {
                 id: *object,
                 offset: *offset,
             },
-            SnapTarget::Function { function } => Target::Function(function.clone()),
+            SnapTarget::Function { function } => Target::Function(function.as_str().into()),
             SnapTarget::Null { .. } => Target::Null,
             SnapTarget::Unknown { .. } => Target::Unknown,
         }
@@ -310,7 +310,7 @@ impl SnapTarget {
                 offset: *offset,
             },
             Target::Function(f) => SnapTarget::Function {
-                function: f.clone(),
+                function: f.to_string(),
             },
             Target::Null => SnapTarget::Null { null: true },
             Target::Unknown => SnapTarget::Unknown { unknown: true },

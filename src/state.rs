@@ -21,8 +21,9 @@ pub type StateObjId = u64;
 pub enum Target {
     /// Byte `offset` of an object; None = somewhere in it (a symbolic offset).
     Object { id: StateObjId, offset: Option<u64> },
-    /// The address of a function (a function pointer).
-    Function(String),
+    /// The address of a function (a function pointer), by name. Shared: a state view gives
+    /// the same name for every pointer to one function (SQLite's calls meet thousands).
+    Function(Arc<str>),
     /// The null pointer: points nowhere.
     Null,
     /// A value the state cannot tell apart from a pointer to anything: symbolic input in a

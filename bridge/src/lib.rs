@@ -434,9 +434,9 @@ pub struct Engine {
     function_addresses: std::cell::OnceCell<FxHashMap<FuncId, usize>>,
     failures: u64,
     spa_calls: u64,
-    /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
-    /// every state shares those objects: read once, at the first call.
-    globals: Option<FxHashMap<String, StateObjId>>,
+    /// Global name -> KLEE object id, and each function's name. Read once, at the first
+    /// call (`StateNames`).
+    globals: Option<StateNames>,
     read_micros: u64,
     answers: u64,
     answer_bytes: u64,
@@ -845,13 +845,23 @@ fn engine_analyze(
 }
 
 /// Global name -> KLEE object, read at the first call (every state shares them).
+/// What KleeState names, the same for every state of a run.
+struct StateNames {
+    /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
+    /// every state shares those objects.
+    globals: FxHashMap<String, StateObjId>,
+    /// Each function's name, shared by every pointer to it that is read (`Target::Function`):
+    /// a string per function pointer read was an allocation each, thousands a SQLite call.
+    functions: Vec<Arc<str>>,
+}
+
 fn state_globals<'a>(
-    cache: &'a mut Option<FxHashMap<String, StateObjId>>,
+    cache: &'a mut Option<StateNames>,
     state: &ffi::StateView,
     session: &Session,
-) -> &'a FxHashMap<String, StateObjId> {
-    cache.get_or_insert_with(|| {
-        state
+) -> &'a StateNames {
+    cache.get_or_insert_with(|| StateNames {
+        globals: state
             .globals()
             .iter()
             .filter_map(|g| {
@@ -859,7 +869,13 @@ fn state_globals<'a>(
                 let name = pspa::site::global_name(&session.prog.objects[o as usize].label)?;
                 Some((name.to_string(), g.object))
             })
-            .collect()
+            .collect(),
+        functions: session
+            .prog
+            .functions
+            .iter()
+            .map(|f| Arc::from(f.name.as_str()))
+            .collect(),
     })
 }
 
@@ -1403,7 +1419,7 @@ struct KleeState<'a> {
     view: &'a ffi::StateView,
     session: &'a Session,
     function: FuncId,
-    globals: &'a FxHashMap<String, StateObjId>,
+    globals: &'a StateNames,
 }
 
 impl<'a> KleeState<'a> {
@@ -1411,7 +1427,7 @@ impl<'a> KleeState<'a> {
         view: &'a ffi::StateView,
         session: &'a Session,
         function: FuncId,
-        globals: &'a FxHashMap<String, StateObjId>,
+        globals: &'a StateNames,
     ) -> KleeState<'a> {
         KleeState {
             view,
@@ -1428,7 +1444,7 @@ impl<'a> KleeState<'a> {
                 offset: t.offset_known.then_some(t.offset),
             },
             ffi::TargetKind::Function => match self.session.prog.site_functions.get(&t.function) {
-                Some(&f) => Target::Function(self.session.prog.functions[f as usize].name.clone()),
+                Some(&f) => Target::Function(self.globals.functions[f as usize].clone()),
                 None => Target::Null, // not a function of the module: code we cannot see
             },
             ffi::TargetKind::Unknown => Target::Unknown,
@@ -1472,6 +1488,7 @@ impl SymbolicState for KleeState<'_> {
         // Sorted: the reference projection's order must not depend on a hash map's.
         let mut v: Vec<(String, StateObjId)> = self
             .globals
+            .globals
             .iter()
             .map(|(n, &id)| (n.clone(), id))
             .collect();
@@ -1480,7 +1497,7 @@ impl SymbolicState for KleeState<'_> {
     }
 
     fn global(&self, name: &str) -> Option<StateObjId> {
-        self.globals.get(name).copied()
+        self.globals.globals.get(name).copied()
     }
 
     /// None when the state has no such object (the view's false).
