@@ -150,8 +150,8 @@ impl MemoryGraph {
             // pointers to a few hundred functions.
             Target::Function(name) => {
                 let key = Arc::as_ptr(name) as *const u8 as usize;
-                if !self.proj.names.contains_key(&key) {
-                    self.proj.names.insert(key, name.clone());
+                if let std::collections::hash_map::Entry::Vacant(e) = self.proj.names.entry(key) {
+                    e.insert(name.clone());
                     self.function_roots(name, s, roots)?
                 }
             }

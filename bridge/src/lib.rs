@@ -412,7 +412,8 @@ pub mod ffi {
         fn globals(self: &StateView) -> Vec<GlobalFfi>;
         fn object(self: &StateView, id: u64, out: &mut ObjectFfi) -> bool;
         /// False when the object's contents could not be read faithfully.
-        fn pointer_slots(self: &StateView, id: u64, out: &mut Vec<TargetFfi>) -> bool;
+        fn pointer_slots(self: &StateView, id: u64) -> bool;
+        fn slots_read(self: &StateView) -> &[TargetFfi];
     }
     // The plugin builds the profile's rows as a Vec (cxx instantiates it only when asked).
     impl Vec<ProfileRow> {}
@@ -1521,12 +1522,12 @@ impl SymbolicState for KleeState<'_> {
     }
 
     fn pointer_slots(&self, id: StateObjId) -> anyhow::Result<Vec<PointerSlot>> {
-        let mut out = Vec::new();
-        if !self.view.pointer_slots(id, &mut out) {
+        if !self.view.pointer_slots(id) {
             return Err(unreadable(format_args!("the contents of object {id}")));
         }
+        let out = self.view.slots_read();
         let mut slots: Vec<PointerSlot> = Vec::new();
-        for t in &out {
+        for t in out {
             let target = self.target(t);
             match slots.last_mut() {
                 Some(s) if s.offset == t.slot => s.targets.push(target),

@@ -126,8 +126,11 @@ pspa::Read KleeStateView::arg(std::size_t i, rust::Vec<pspa::TargetFfi> &out) co
   if (args[i]->getWidth() != klee::Context::get().getPointerWidth())
     return pspa::Read::NoPointer;
   bool typed = i < callee->arg_size() && callee->getArg(i)->getType()->isPointerTy();
-  if (!targets(args[i], typed, out))
+  Targets got;
+  if (!targets(args[i], typed, got))
     return pspa::Read::Failed;
+  for (const pspa::TargetFfi &t : got)
+    out.push_back(t);
   return out.empty() ? pspa::Read::NoPointer : pspa::Read::Pointer;
 }
 
@@ -281,14 +284,14 @@ WordTarget wordTarget(const ReadContext &ctx, const klee::AddressSpace &space, s
 
 /// A concrete pointer-sized value: null, a function's address, an address in an object,
 /// or an integer (no target).
-bool KleeStateView::concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const {
+bool KleeStateView::concreteTarget(std::uint64_t v, Targets &out) const {
   // One probe object, moved: constructing one per word would use up KLEE's object ids (a
   // signed int counter) in a long run.
   push(wordTarget(ctx, state.addressSpace, objLo, objHi, v, probe), v, out);
   return true;
 }
 
-void KleeStateView::push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const {
+void KleeStateView::push(const WordTarget &t, std::uint64_t v, Targets &out) const {
   switch (t.kind) {
   case WordTarget::Integer:
     break;
@@ -306,7 +309,7 @@ void KleeStateView::push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::T
   }
 }
 
-bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const {
+bool KleeStateView::targets(klee::ref<klee::Expr> e, bool pointerTyped, Targets &out) const {
   if (auto *ce = dyn_cast<klee::ConstantExpr>(e)) {
     ctx.reads.concrete++;
     return concreteTarget(ce->getZExtValue(), out);
@@ -490,7 +493,9 @@ bool KleeStateView::stillTargets(const ReadCache::Entry &e) const {
   return true;
 }
 
-bool KleeStateView::pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &v) const {
+bool KleeStateView::pointer_slots(std::uint64_t id) const {
+  Targets &v = slotBuf;
+  v.clear();
   const klee::MemoryObject *mo = find(id);
   if (!mo)
     return false;

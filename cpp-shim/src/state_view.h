@@ -244,17 +244,22 @@ public:
   rust::Vec<pspa::GlobalFfi> globals() const override;
 
   bool object(std::uint64_t id, pspa::ObjectFfi &out) const override;
-  bool pointer_slots(std::uint64_t id, rust::Vec<pspa::TargetFfi> &out) const override;
+  bool pointer_slots(std::uint64_t id) const override;
+  rust::Slice<const pspa::TargetFfi> slots_read() const override {
+    return rust::Slice<const pspa::TargetFfi>(slotBuf.data(), slotBuf.size());
+  }
 
 private:
-  bool targets(klee::ref<klee::Expr> e, bool pointerTyped, rust::Vec<pspa::TargetFfi> &out) const;
-  bool concreteTarget(std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
-  void push(const WordTarget &t, std::uint64_t v, rust::Vec<pspa::TargetFfi> &out) const;
+  using Targets = std::vector<pspa::TargetFfi>;
+  /// pointer_slots' output (slots_read).
+  mutable Targets slotBuf;
+  bool targets(klee::ref<klee::Expr> e, bool pointerTyped, Targets &out) const;
+  bool concreteTarget(std::uint64_t v, Targets &out) const;
+  void push(const WordTarget &t, std::uint64_t v, Targets &out) const;
   enum class AddressSource { None, Constant, Memory };
   AddressSource holdsAddress(const klee::ref<klee::Expr> &e) const;
   ObjectType typeOf(const klee::MemoryObject *mo) const;
   const klee::MemoryObject *find(std::uint64_t id) const;
-  /// Whether `mo`'s contents `os` read now as `kept` says (ReadCache::verify).
   /// Whether every word of `e` has the target it had when kept, in this state's bound
   /// objects: an object word's object is still bound, an unresolved word is still held by
   /// none (a function's address, an integer, need no look). With the same contents (the
@@ -262,6 +267,7 @@ private:
   /// every allocation or free between two calls, most of which (SQLite: 85 % of the
   /// objects looked up) free nothing the object points to.
   bool stillTargets(const ReadCache::Entry &e) const;
+  /// Whether `mo`'s contents `os` read now as `kept` says (ReadCache::verify).
   bool sameWords(const klee::MemoryObject *mo, const klee::ObjectState *os,
                  const ReadCache::Entry &kept) const;
 

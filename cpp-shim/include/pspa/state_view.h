@@ -24,8 +24,11 @@ public:
   virtual rust::Vec<GlobalFfi> globals() const = 0;
   /// An object by id; false when the state has none.
   virtual bool object(std::uint64_t id, ObjectFfi &out) const = 0;
-  /// The fields of an object that may hold pointers, with their targets; false when
-  /// its contents could not be read faithfully.
-  virtual bool pointer_slots(std::uint64_t id, rust::Vec<TargetFfi> &out) const = 0;
+  /// The fields of an object that may hold pointers, with their targets, into the view's
+  /// own buffer (`slots_read`); false when its contents could not be read faithfully.
+  virtual bool pointer_slots(std::uint64_t id) const = 0;
+  /// What the last `pointer_slots` read, until the next: a slice of the view's buffer,
+  /// not a rust::Vec, whose every push_back is four calls into Rust.
+  virtual rust::Slice<const TargetFfi> slots_read() const = 0;
 };
 } // namespace pspa
