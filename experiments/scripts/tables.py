@@ -343,7 +343,7 @@ def per_function(res, progs, top=8):
 
 def table3(res, progs):
     header = ["program", "search", "No R", "R", "RR", "N", "calls", "failed", "wall vanilla (s)",
-              "wall R (s)", "slowdown R", "slowdown R implied by share", "wall No R (s, beside another job)",
+              "wall R (s)", "slowdown R", "slowdown R implied by share", "wall No R (s, one run)",
               "other CPU (s)", "RSS vanilla (MB)", "RSS R (MB)", "hit median (us)", "miss median (us)",
               "instructions", "budget reached"]
     rows = []
@@ -362,8 +362,9 @@ def table3(res, progs):
     notes = ("No R / R: the analysis' share of the run's wall time without / with reuse; RR: reuse "
              "ratio (calls whose summary was reused); N: analyses run with reuse (the paper's N). "
              f"R, its wall and KLEE alone's: medians of {reps} runs each. " + TIMED_NOTE +
-             "The runs without reuse ran once, beside other jobs of the pipeline: their share is "
-             "measured within the run, their wall is not comparable with the others.\n")
+             "The runs without reuse ran once each, beside the pipeline's other jobs unless it ran "
+             "with --cores 1: their share is measured within the run; their wall is comparable "
+             "with the others only with --cores 1.\n")
     write(res, "table3", header, rows, notes)
     fig, ax = plt.subplots(figsize=(9, 4))
     labels = [f"{r[0]}\n{r[1]}" for r in rows]

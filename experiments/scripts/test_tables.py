@@ -179,7 +179,7 @@ def test_table3(res):
     assert r["R"] == "84.50%" and r["No R"] == "91.00%", r
     assert close(r["wall R (s)"], 21.0) and close(r["wall vanilla (s)"], 3.5) and close(r["slowdown R"], 6.0), r
     assert close(r["slowdown R implied by share"], 1 / (1 - 0.845)), r
-    assert close(r["wall No R (s, beside another job)"], 38.0) and r["budget reached"] == "yes", r
+    assert close(r["wall No R (s, one run)"], 38.0) and r["budget reached"] == "yes", r
     assert r["RR"] == "50.00%" and r["N"] == "2" and r["calls"] == "3", r
     return out.getvalue()
 
