@@ -21,26 +21,7 @@
 // Off, every object is read.
 // RUN: %klee --pspa-stats --pspa-no-read-cache --pspa-no-last-answers --pspa-analyze=walk --output-dir=%t.off %t.bc 2>&1 | %FileCheck %s --check-prefix=OFF
 // OFF: KLEE: done: pspa slots: {{.*}}; objects given from the read cache, unread = 0
-#include <stdlib.h>
-
-struct node {
-  struct node *next;
-  long v;
-};
-
-long walk(struct node *l, int k) {
-  long s = 0;
-  for (; l && k > 0; l = l->next, k--)
-    s += l->v;
-  return s;
-}
-
-struct node *make(struct node *next, long v) {
-  struct node *n = malloc(sizeof *n);
-  n->next = next;
-  n->v = v;
-  return n;
-}
+#include "read_cache.h"
 
 int main(void) {
   struct node *c = make(0, 3), *b = make(c, 2), *a = make(b, 1);

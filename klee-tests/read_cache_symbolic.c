@@ -13,26 +13,7 @@
 // CHECK: KLEE: done: pspa slots: {{.*}}symbolic data = 2,{{.*}}; objects given from the read cache, unread = 3, of them with other bound objects than last = 0, with symbolic words read again = 1 (kept: 3 objects, {{[0-9]+}} words) (each read too under --pspa-check: 3 compared, 0 mismatches)
 // CHECK: KLEE: done: pspa check: calls checked = 2, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 #include <klee/klee.h>
-#include <stdlib.h>
-
-struct node {
-  struct node *next;
-  long v;
-};
-
-long walk(struct node *l, int k) {
-  long s = 0;
-  for (; l && k > 0; l = l->next, k--)
-    s += l->v;
-  return s;
-}
-
-struct node *make(struct node *next, long v) {
-  struct node *n = malloc(sizeof *n);
-  n->next = next;
-  n->v = v;
-  return n;
-}
+#include "read_cache.h"
 
 int main(void) {
   struct node *c = make(0, 3), *b = make(c, 2), *a = make(b, 1);
