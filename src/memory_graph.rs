@@ -189,16 +189,13 @@ impl MemoryGraph {
         let Roots::Named(prog, reach) = roots else {
             return Ok(());
         };
-        // Looked up before a key is made: SQLite's calls meet thousands of function
-        // pointers (method and built-in tables), most of them met before in the call.
-        if self.proj.funcs.contains(name) {
-            return Ok(());
-        }
-        self.proj.funcs.insert(name.to_string());
         // An unknown function has no code of ours: the abstraction reports it.
         let Some(f) = prog.function_by_name(name) else {
             return Ok(());
         };
+        if !self.proj.funcs.insert(f) {
+            return Ok(());
+        }
         for &o in reach.globals(f).iter() {
             // Functions share most of their globals: each rooted once per call (SQLite's
             // calls rooted some 1,000 globals each, 32 per function met, mostly again).
@@ -231,7 +228,7 @@ impl MemoryGraph {
 #[derive(Clone, Debug, Default)]
 struct Projection {
     /// Functions whose named globals are roots already.
-    funcs: FxHashSet<String>,
+    funcs: FxHashSet<crate::facts::FuncId>,
     /// Objects known to hold globals.
     globals: FxHashSet<StateObjId>,
     /// The program's global objects rooted through a function's names, as a bitset.

@@ -468,12 +468,10 @@ impl Session {
         !call.follow_exits || self.options.follow_exits
     }
 
-    /// Fail a call of `f` at once when its solve is bound to go over the work budget: it
-    /// went over it before (states differ little next to it), or it can run code whose
-    /// solve did.
-    /// Fails (the session's error, counted) when a call of `f` is bound to go over the work
-    /// budget (`over_budget`, `doomed`); `analyze_on_demand_after` asks it once the roots
-    /// are read, and a caller that knows the function may ask first, before reading.
+    /// Fail a call of `f` at once (the session's error, counted) when its solve is bound to
+    /// go over the work budget: it went over it before (states differ little next to it),
+    /// or it can run code whose solve did. `analyze_on_demand_after` asks once the roots are
+    /// read; the plugin's bridge, which knows the function, asks before reading anything.
     pub fn fail_if_bound_to(&mut self, f: FuncId) -> Result<()> {
         if self.options.max_work.is_none() {
             return Ok(());

@@ -437,7 +437,7 @@ pub struct Engine {
     spa_calls: u64,
     /// Global name -> KLEE object id, and each function's name. Read once, at the first
     /// call (`StateNames`).
-    globals: Option<StateNames>,
+    names: Option<StateNames>,
     read_micros: u64,
     answers: u64,
     answer_bytes: u64,
@@ -663,7 +663,7 @@ impl Engine {
             function_addresses: Default::default(),
             failures: 0,
             spa_calls: 0,
-            globals: None,
+            names: None,
             read_micros: 0,
             answers: 0,
             answer_bytes: 0,
@@ -845,8 +845,7 @@ fn engine_analyze(
     Box::new(answer)
 }
 
-/// Global name -> KLEE object, read at the first call (every state shares them).
-/// What KleeState names, the same for every state of a run.
+/// What KleeState names, the same for every state of a run: read at the first call.
 struct StateNames {
     /// Global name -> KLEE object id. KLEE allocates every global once, before `main`, and
     /// every state shares those objects.
@@ -856,7 +855,7 @@ struct StateNames {
     functions: Vec<Arc<str>>,
 }
 
-fn state_globals<'a>(
+fn state_names<'a>(
     cache: &'a mut Option<StateNames>,
     state: &ffi::StateView,
     session: &Session,
@@ -925,7 +924,7 @@ fn analyze(
     // Bound to fail: before anything is read (SQLite's 18,531 such calls in 60 s read their
     // roots first, the globals their callees name: 283 us a call).
     session.fail_if_bound_to(f)?;
-    let globals = state_globals(&mut e.globals, state, session);
+    let globals = state_names(&mut e.names, state, session);
     // A dumped call: the whole projection is read, written before the analysis (so that a
     // call that fails can be replayed too), and the analysis reads it instead of KLEE's
     // state (each object is read from KLEE once). A state that could not be read
@@ -1294,7 +1293,7 @@ fn wit(
         };
         ((*a).clone(), c)
     } else {
-        let globals = state_globals(&mut e.globals, state, session);
+        let globals = state_names(&mut e.names, state, session);
         let posts = pending.posts();
         let past = posts.and_then(|posts| {
             session.wit_at(
