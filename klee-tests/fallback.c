@@ -16,11 +16,11 @@
 // The CSV's columns: function, line, mode, ok, then reused, mod, ref, their stripped sizes,
 // projected objects and microseconds; unknown (1); objects read, answer bytes, work, rounds
 // (at least 1: each call read the state), solve microseconds and whole_program (0: the
-// past-sensitive analysis answered).
+// past-sensitive analysis answered), writeless (0: --pspa-check analyses every call).
 // RUN: %FileCheck %s --check-prefix=CSV < %t.klee/pspa-calls.csv
-// CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0{{$}}
-// CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0{{$}}
-// CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0{{$}}
+// CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0,0{{$}}
+// CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0,0{{$}}
+// CSV: use,{{[0-9]+}},pspa,1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},1,{{[0-9]+}},{{[0-9]+}},{{[0-9]+}},{{[1-9][0-9]*}},{{[0-9]+}},0,0{{$}}
 // RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 46 unknown.*
 // RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 47 unknown.*
 // RUN: %python %checks labels %t.snaps %t.klee/pspa-calls.csv use ref 50 unknown.*

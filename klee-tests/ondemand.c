@@ -2,6 +2,8 @@
 // its analysis reads, and gives the sets of the eager projection (--pspa-eager-projection,
 // and the eager replay of each dumped snapshot, which holds the whole projection).
 // RUN: %clang %s -o %t.bc
+// tail_of is writeless: without --pspa-check its calls would need no analysis (--pspa-writeless),
+// so the runs that exercise budgets without a client turn that off.
 // RUN: rm -rf %t.klee %t.snaps %t.eager %t.snaps-eager %t.budget
 // RUN: %klee --pspa-check --pspa-analyze=tail_of,set_head --pspa-stats --pspa-dump-snapshots=%t.snaps --output-dir=%t.klee %t.bc 2>&1 | %FileCheck %s
 // CHECK: KLEE: done: pspa calls analysed = 2 (pspa)
@@ -18,11 +20,11 @@
 // With no client, nothing asks those answers anything: the whole-program analysis, which
 // makes them when first asked, never runs.
 // RUN: rm -rf %t.noclient
-// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.noclient %t.bc 2>&1 | %FileCheck %s --check-prefix=NOCLIENT
+// RUN: %klee --pspa-writeless=false --pspa-analyze=tail_of,set_head --pspa-max-work=1 --output-dir=%t.noclient %t.bc 2>&1 | %FileCheck %s --check-prefix=NOCLIENT
 // NOCLIENT: KLEE: done: pspa failures = 0
 // NOCLIENT: KLEE: done: pspa whole-program answers = 2 (calls the past-sensitive analysis could not answer; 2 over the work budget; whole-program analysis not run: no client asked these answers)
 // RUN: rm -rf %t.budget
-// RUN: %klee --pspa-analyze=tail_of,set_head --pspa-max-work=1 --pspa-fallback=unknown --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
+// RUN: %klee --pspa-writeless=false --pspa-analyze=tail_of,set_head --pspa-max-work=1 --pspa-fallback=unknown --output-dir=%t.budget %t.bc 2>&1 | %FileCheck %s --check-prefix=UNKNOWN
 // UNKNOWN: KLEE: done: pspa failures = 2 (2 over the work budget)
 //
 // tail_of walks `next` through the 16 nodes: it reads them all, and none of their 16

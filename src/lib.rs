@@ -28,3 +28,4 @@ pub mod solver;
 pub mod state;
 pub mod summaries;
 pub mod wit;
+pub mod writeless;

@@ -155,6 +155,23 @@ enum Cmd {
         #[arg(long = "allocator", value_name = "NAME")]
         allocators: Vec<String>,
     },
+    /// The bottom-up write summaries of a module's functions (`writeless.rs`): which
+    /// functions write nothing outside their own frame in any state (the KLEE plugin
+    /// answers their calls without reading the state), which write only their
+    /// parameters' objects, and why the others have no summary.
+    Writeless {
+        /// Input: LLVM bitcode (.bc), textual IR (.ll), or C (.c).
+        input: PathBuf,
+        /// Treat calls to NAME as heap allocation sites, like malloc (repeatable).
+        #[arg(long = "allocator", value_name = "NAME")]
+        allocators: Vec<String>,
+        /// Count what calls that end the process run (the plugin's --pspa-follow-exits).
+        #[arg(long)]
+        follow_exits: bool,
+        /// Report only these functions (repeatable).
+        #[arg(long = "function", value_name = "F")]
+        functions: Vec<String>,
+    },
     /// Rank the functions of a chopping profile (`chop-profile.csv`, written by KLEE with
     /// `--pspa-chop-profile`; docs/skips.md) by what skipping them would save, with the
     /// reason for each, and print the `--skip-functions=` line to use.
@@ -307,6 +324,55 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 print!("{}", pspa::skips::render(&ranked, all));
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Writeless {
+            input,
+            allocators,
+            follow_exits,
+            functions,
+        } => {
+            let opts = FrontOptions {
+                allocators,
+                ..Default::default()
+            };
+            let prog = Program::from_file(&input, &opts)?;
+            for f in &functions {
+                if prog.function_by_name(f).is_none() {
+                    anyhow::bail!("{}: no function `{f}`", input.display());
+                }
+            }
+            let sums = pspa::writeless::summaries(&prog, follow_exits);
+            let (mut writeless, mut params, mut none) = (0, 0, 0);
+            for (func, s) in prog.functions.iter().zip(&sums) {
+                if !func.defined || func.body_replaced() {
+                    continue;
+                }
+                match s {
+                    Ok(0) => writeless += 1,
+                    Ok(_) => params += 1,
+                    Err(_) => none += 1,
+                }
+                if !functions.is_empty() && !functions.contains(&func.name) {
+                    continue;
+                }
+                match s {
+                    Ok(0) => println!("{}: writeless", func.name),
+                    Ok(m) => {
+                        let ps: Vec<String> = (0..63)
+                            .filter(|i| m & (1u64 << i) != 0)
+                            .map(|i| i.to_string())
+                            .collect();
+                        println!(
+                            "{}: writes the objects of parameters {}",
+                            func.name,
+                            ps.join(", ")
+                        );
+                    }
+                    Err(why) => println!("{}: no summary: {why}", func.name),
+                }
+            }
+            println!("# {writeless} writeless, {params} writing only their parameters' objects, {none} without a summary");
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Wit {

@@ -139,6 +139,30 @@ impl Answer {
         }
     }
 
+    /// The answer of a call of a writeless function (`crate::writeless`), made without its
+    /// state: it writes and frees nothing the state holds, runs `calls`, and may read
+    /// anything (its ref-set is not computed). `post`: it is skipped, and its post-state
+    /// adds nothing to memory (the older pending calls' are joined as for any answer).
+    pub fn writeless(calls: Vec<FuncId>, post: bool) -> Answer {
+        Answer {
+            uids: FxHashMap::default(),
+            layouts: Vec::new(),
+            modset: Vec::new(),
+            refset: Vec::new(),
+            freeset: Vec::new(),
+            points_to: Arc::new(ValueSets::default()),
+            writes_unknown: false,
+            reads_unknown: true,
+            unknown_obj: None,
+            unknown: false,
+            post: post.then(PostState::default),
+            whole_program: false,
+            calls,
+            whole_program_of: None,
+            calls_unknown: false,
+        }
+    }
+
     /// The whole-program answer for calls of `f` (SPA): its mod/ref sets over static
     /// sites, the same for every state. No points-to sets (clients resolve as KLEE would).
     pub fn whole_program(

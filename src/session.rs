@@ -109,6 +109,13 @@ pub struct SessionOptions {
     /// into such code (`--pspa-check`, `--pspa-resolve`) do not use the answer there, and
     /// whether a call may end the path is still answered (`CallResult::calls`).
     pub follow_exits: bool,
+    /// Answer a call of a writeless function (`writeless.rs`: it writes nothing outside
+    /// its own frame in any state) without reading its state or solving: empty mod and
+    /// free sets, its ref-set not computed (`query::Answer::writeless`: "may read
+    /// anything"). For mod/ref clients; off where a client needs ref-sets or points-to
+    /// sets (`--pspa-check`, resolution, `pspa modref`), and without reuse (a summary
+    /// made once and given to every call is reuse).
+    pub writeless: bool,
 }
 
 impl Default for SessionOptions {
@@ -124,6 +131,7 @@ impl Default for SessionOptions {
             slices: true,
             cache_entries: DEFAULT_ENTRIES_PER_FUNCTION,
             follow_exits: false,
+            writeless: false,
         }
     }
 }
@@ -260,6 +268,11 @@ pub struct Session {
     /// Functions whose solves are heavy (`eager_work`): their calls read everything first.
     heavy: rustc_hash::FxHashSet<FuncId>,
     slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
+    /// Per function, whether it is writeless (`writeless.rs`), under the session's
+    /// `follow_exits`; built at the first call that asks.
+    writeless: once_cell::unsync::OnceCell<Vec<bool>>,
+    /// Said once: a full analysis found a write of a function called writeless.
+    writeless_warned: bool,
 }
 
 /// Slices kept before the cache starts over (each is a few functions' facts).
@@ -439,6 +452,7 @@ impl Session {
                 max_work.unwrap_or(0)
             );
         };
+        self.check_writeless(abs, &result, own_kind);
         if log::log_enabled!(log::Level::Trace) {
             let names: Vec<&str> = result
                 .calls
@@ -488,6 +502,67 @@ impl Session {
             "the analysis of `{}` needs more than its work budget (--max-work; {why})",
             self.prog.functions[f as usize].name
         );
+    }
+
+    /// Whether `f` is writeless (`writeless.rs`) under the session's `follow_exits`.
+    pub fn is_writeless(&self, f: FuncId) -> bool {
+        let w = self
+            .writeless
+            .get_or_init(|| crate::writeless::writeless(&self.prog, self.options.follow_exits));
+        w.get(f as usize).copied().unwrap_or(false)
+    }
+
+    /// A call of `f` answered without its state, when `f` is writeless and the call asks
+    /// only what such an answer tells (`SessionOptions::writeless`): the functions it may
+    /// run (`CallResult::calls`), counted as a reuse. None: analyse it.
+    pub fn writeless_call(&mut self, f: FuncId, call: CallOptions) -> Option<Vec<FuncId>> {
+        let o = &self.options;
+        let asks_more = call.points_to || call.eager || call.fresh || call.follow_exits;
+        if !o.writeless || !o.reuse || o.points_to || !o.on_demand || asks_more {
+            return None;
+        }
+        if !self.is_writeless(f) {
+            return None;
+        }
+        self.cache.stats.writeless += 1;
+        self.count_call(true);
+        Some(crate::writeless::calls_of(
+            &self.prog,
+            f,
+            self.options.follow_exits,
+        ))
+    }
+
+    /// The invariant behind `writeless_call`: a full analysis of a writeless function
+    /// finds no write outside its frame. Counted (and said once) where it fails; a debug
+    /// build stops.
+    fn check_writeless(&mut self, abs: &AbstractState, result: &CallResult, own_kind: bool) {
+        if !own_kind || !result.demand.is_empty() || !self.is_writeless(abs.function) {
+            return;
+        }
+        self.cache.stats.writeless_checked += 1;
+        // Sets hold no local of the callee or of what it calls (modref.rs drops them).
+        let writes = result.modset.len();
+        if writes == 0 && result.freeset.is_empty() && !result.calls_unknown {
+            return;
+        }
+        self.cache.stats.writeless_contradicted += 1;
+        let name = &self.prog.functions[abs.function as usize].name;
+        debug_assert!(
+            false,
+            "`{name}` is writeless, yet its analysis writes {writes} locations"
+        );
+        if !self.writeless_warned {
+            self.writeless_warned = true;
+            log::warn!(
+                "`{name}` was found writeless, yet a full analysis of a call writes {writes} locations outside its frame (frees {}): its calls are analysed in full from now on",
+                result.freeset.len()
+            );
+        }
+        // Conservative from here on: no call of it is answered without its state.
+        if let Some(w) = self.writeless.get_mut() {
+            w[abs.function as usize] = false;
+        }
     }
 
     /// `f`'s solve went over the work budget: its calls fail at once from now on, and so do
@@ -639,6 +714,8 @@ impl Session {
             predicted: Default::default(),
             heavy: Default::default(),
             slice_index: once_cell::unsync::OnceCell::new(),
+            writeless: once_cell::unsync::OnceCell::new(),
+            writeless_warned: false,
         })
     }
 

@@ -335,6 +335,14 @@ pub struct ReuseStats {
     /// Calls that did not look in the cache because their function's earlier lookups
     /// almost never hit (`Yield`): no canonical form made, nothing cached.
     pub low_yield_skips: u64,
+    /// Calls of writeless functions answered without their state (`writeless.rs`; counted
+    /// in `reuse_hits` too: a summary made once, given to every call).
+    pub writeless: u64,
+    /// Full analyses of writeless functions (where the shortcut is off: `--pspa-check`,
+    /// the CLI), each checked to write nothing; and those whose mod or free set was not
+    /// empty: each one a bug of the writeless check (expected 0).
+    pub writeless_checked: u64,
+    pub writeless_contradicted: u64,
 }
 
 impl ReuseStats {
@@ -365,6 +373,9 @@ impl ReuseStats {
         self.miss_edges += r.miss_edges;
         self.miss_other += r.miss_other;
         self.low_yield_skips += r.low_yield_skips;
+        self.writeless += r.writeless;
+        self.writeless_checked += r.writeless_checked;
+        self.writeless_contradicted += r.writeless_contradicted;
         self.update_ratio();
     }
 }

@@ -636,3 +636,40 @@ fn skips_ranks_a_profile_and_names_bad_ones() {
     let out = pspa(&["skips", good.to_str().unwrap(), "--max-read", "2"]);
     assert_clean_error(&out, &["--max-read"]);
 }
+
+/// `pspa writeless`: one line per function (tests/writeless.rs reasons each summary), a
+/// count line, and a clean error for an unknown function.
+#[test]
+fn writeless_lists_summaries() {
+    let f = fixture("writeless.c");
+    let out = pspa(&[
+        "writeless",
+        &f,
+        "--function",
+        "find_up",
+        "--function",
+        "set_value",
+        "--function",
+        "bump",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "find_up: writeless");
+    assert_eq!(lines[1], "set_value: writes the objects of parameters 0");
+    assert!(
+        lines[2].starts_with("bump: no summary: writes through a pointer"),
+        "{text}"
+    );
+    // find_up, hash_local, lookup, local_node; copy_name, set_value, set_via_local.
+    assert!(
+        lines[3].starts_with("# 4 writeless, 3 writing only their parameters' objects,"),
+        "{text}"
+    );
+    let out = pspa(&["writeless", &f, "--function", "nosuch"]);
+    assert_clean_error(&out, &["writeless.c", "no function `nosuch`"]);
+}

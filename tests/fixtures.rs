@@ -264,7 +264,8 @@ fixtures!(
     inittables,
     free,
     hooks,
-    symbolic
+    symbolic,
+    writeless
 );
 
 #[test]
@@ -290,6 +291,7 @@ fn every_fixture_is_listed() {
         "free",
         "hooks",
         "symbolic",
+        "writeless",
     ];
     for e in std::fs::read_dir(fixture_path("")).unwrap() {
         let p = e.unwrap().path();

@@ -146,6 +146,9 @@ pub mod ffi {
         /// the answer is the whole-program analysis' (`EngineOptions::fallback`): sound
         /// for every state, coarser. `ok` is true.
         whole_program: bool,
+        /// Answered without the state: the function is writeless (`pspa::writeless`).
+        /// `reused` is true; nothing was read.
+        writeless: bool,
     }
     struct EngineStats {
         invocations: u64,
@@ -173,6 +176,12 @@ pub mod ffi {
         body_rounds: u64,
         /// Calls answered from an unchanged state (`ReuseStats::unchanged`).
         unchanged: u64,
+        /// Calls of writeless functions answered without their state; full analyses of
+        /// such functions, and those that contradicted the claim (`ReuseStats::writeless*`;
+        /// expected 0).
+        writeless: u64,
+        writeless_checked: u64,
+        writeless_contradicted: u64,
         fetch_rounds: u64,
         objects_met: u64,
         objects_read: u64,
@@ -218,6 +227,8 @@ pub mod ffi {
         /// whole-program answer (computed once, at the first such call) instead of none
         /// (`--pspa-fallback`).
         fallback: bool,
+        /// `SessionOptions::writeless` (`--pspa-writeless`).
+        writeless: bool,
     }
 
     /// One call's own options (`pspa::session::CallOptions`).
@@ -612,6 +623,7 @@ fn session_options(o: &ffi::EngineOptions) -> SessionOptions {
         trial_work: (o.trial_work > 0).then_some(o.trial_work),
         points_to: o.points_to,
         follow_exits: o.follow_exits,
+        writeless: o.writeless,
         ..Default::default()
     }
 }
@@ -720,6 +732,9 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         over_trial: r.over_trial,
         body_rounds: r.body_rounds,
         unchanged: r.unchanged,
+        writeless: r.writeless,
+        writeless_checked: r.writeless_checked,
+        writeless_contradicted: r.writeless_contradicted,
         fetch_rounds: r.fetch_rounds,
         objects_met: r.objects_met,
         objects_read: r.objects_read,
@@ -756,6 +771,7 @@ fn failed_report(message: String) -> ffi::CallReport {
         solve_micros: 0,
         over_call_budget: false,
         whole_program: false,
+        writeless: false,
     }
 }
 
@@ -918,8 +934,34 @@ fn analyze(
             solve_micros: 0,
             over_call_budget: false,
             whole_program: false,
+            writeless: false,
         };
         return Ok((rep, a));
+    }
+    // A writeless function: nothing of the state is read. Skipped, its post-state adds
+    // nothing to the older pending calls' (joined as for any answer; none known when one
+    // of them has no post-state: then it is analysed, and fails, as any call would).
+    let call = CallOptions {
+        keep_post,
+        max_work,
+        ..Default::default()
+    };
+    if !keep_post || pending.posts().is_ok() {
+        if let Some(calls) = session.writeless_call(f, call) {
+            let mut answer = Answer::writeless(calls, keep_post);
+            if keep_post {
+                if let Some(older) = pending.posts()?.first() {
+                    answer.join_older_post(older);
+                }
+            }
+            let rep = ffi::CallReport {
+                ok: true,
+                reused: true,
+                writeless: true,
+                ..failed_report(String::new())
+            };
+            return Ok((rep, Arc::new(answer)));
+        }
     }
     // Bound to fail: before anything is read (SQLite's 18,531 such calls in 60 s read their
     // roots first, the globals their callees name: 283 us a call).
@@ -1010,6 +1052,7 @@ fn analyze(
         solve_micros: (stats.solve_ms * 1e3) as u64,
         over_call_budget: false,
         whole_program: false,
+        writeless: false,
     };
     let mut answer = Answer::new(&abs, result);
     if keep_post {

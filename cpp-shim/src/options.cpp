@@ -122,6 +122,16 @@ cl::opt<unsigned long long> PspaTrialWork(
              "for a tenth of the cost (default 2000000; 0, or not below --pspa-max-work: off)"),
     cl::init(2000000ULL), cl::cat(klee::MiscCat));
 
+cl::opt<bool> PspaWriteless(
+    "pspa-writeless",
+    cl::desc("Answer a call of a function that writes nothing outside its own frame in any "
+             "state (no store, intrinsic or library call writes anything else; its callees "
+             "are such functions) without reading the state: empty mod and free sets, its "
+             "ref-set not computed. Off under --pspa-check (which checks ref-sets and "
+             "cross-checks the claim against full analyses), with resolution (which needs "
+             "points-to sets) and --pspa-no-reuse (default: true)"),
+    cl::init(true), cl::cat(klee::MiscCat));
+
 cl::opt<Fallback> PspaFallback(
     "pspa-fallback",
     cl::desc("What a call gets when the past-sensitive analysis cannot answer it (over the "
@@ -186,6 +196,7 @@ PluginOptions pluginOptions() {
   o.eager = PspaEager;
   o.followExits = PspaFollowExits;
   o.fallback = PspaFallback == Fallback::WholeProgram;
+  o.writeless = PspaWriteless;
   o.maxWork = PspaMaxWork;
   o.trialWork = PspaTrialWork;
   o.allocators.assign(PspaAllocators.begin(), PspaAllocators.end());

@@ -24,6 +24,9 @@ struct PluginOptions {
   /// --pspa-fallback=whole-program: a call the past-sensitive analysis cannot answer gets
   /// its function's whole-program answer instead of none.
   bool fallback = true;
+  /// --pspa-writeless: calls of functions that write nothing outside their frame in any
+  /// state are answered without reading it (off with --pspa-check, resolution, no reuse).
+  bool writeless = true;
   /// A call whose state holds what its function's last analysis read gets that answer
   /// (last_answers.h); off with --pspa-no-reuse or --pspa-no-last-answers.
   bool lastAnswers = true;

@@ -309,7 +309,9 @@ void PspaPlugin::moduleReady(klee::Executor &ex, Module &m) {
                                     options.keepPointsTo || pspa_plugin::ResolveClient::enabled(),
                                     std::move(allocators),
                                     options.followExits,
-                                    options.fallback};
+                                    options.fallback,
+                                    // --pspa-check checks ref-sets and the writeless claim.
+                                    options.writeless && !pspa_plugin::CheckClient::enabled()};
   engine = new rust::Box<pspa::Engine>(pspa::engine_new(reinterpret_cast<std::size_t>(&m), name, engineOptions));
   std::string err(pspa::engine_error(**engine));
   if (!err.empty()) {
@@ -414,7 +416,8 @@ pspa_plugin::Answer PspaPlugin::analyzeCall(klee::ExecutionState &state, klee::K
   // the session's budget must not be served the conservative one. Nor is a whole-program
   // fallback: a later call may be answered past-sensitively (a function over the trial
   // budget gets the whole budget next), and one that cannot falls back again at once.
-  if (lastServes && !r.over_call_budget && !r.whole_program)
+  // Nor a writeless answer: it read nothing, and costs nothing to give again.
+  if (lastServes && !r.over_call_budget && !r.whole_program && !r.writeless)
     lastAnswers.remember(state, f, key, view, reading, before, pspa::answer_ok(**answer) ? answer : nullptr, r);
   statTime += std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
   if (r.over_call_budget) {

@@ -28,14 +28,14 @@ void CallLog::record(klee::InterpreterHandler &handler, const std::string &fn, u
     if (!csv)
       klee::klee_warning("pspa: cannot write pspa-calls.csv");
     else
-      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes,work,rounds,solve_micros,whole_program\n";
+      *csv << "function,line,mode,ok,reused,mod,ref,mod_stripped,ref_stripped,projected_objects,micros,unknown,read_objects,answer_bytes,work,rounds,solve_micros,whole_program,writeless\n";
   }
   if (csv)
     *csv << fn << ',' << line << ',' << (spa ? "spa" : "pspa") << ',' << (r.ok ? 1 : 0) << ',' << (r.reused ? 1 : 0)
          << ',' << r.mod_size << ',' << r.ref_size << ',' << r.mod_stripped << ',' << r.ref_stripped << ','
          << r.projected_objects << ',' << r.micros << ',' << (r.unknown ? 1 : 0) << ',' << r.read_objects << ','
          << r.answer_bytes << ',' << r.work << ',' << r.rounds << ',' << r.solve_micros << ',' << (r.whole_program ? 1 : 0)
-         << '\n';
+         << ',' << (r.writeless ? 1 : 0) << '\n';
 }
 
 void CallLog::finish() {
@@ -108,6 +108,10 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << t.unchangedSameBound << "; objects written since whose pointers were the same = "
                  << t.unchangedCompared << "; calls not kept, their function's answers almost never given again = "
                  << t.lastLowYield << ")\n";
+    llvm::errs() << "KLEE: done: pspa writeless calls = " << s.writeless
+                 << " (answered without reading: their functions write nothing outside their frame); "
+                    "full analyses of such functions = "
+                 << s.writeless_checked << ", finding a write = " << s.writeless_contradicted << "\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
                  << ", different objects = " << s.miss_objects << ", different edges = " << s.miss_edges
                  << ", no isomorphism = " << s.miss_no_iso
@@ -147,6 +151,9 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"solver_runs", s.solver_runs},
                                         {"body_rounds", s.body_rounds},
                                         {"unchanged", s.unchanged},
+                                        {"writeless", s.writeless},
+                                        {"writeless_checked", s.writeless_checked},
+                                        {"writeless_contradicted", s.writeless_contradicted},
                                         {"unchanged_compared", t.unchangedCompared},
                                         {"unchanged_same_bound", t.unchangedSameBound},
                                         {"last_low_yield", t.lastLowYield},
