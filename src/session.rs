@@ -271,6 +271,9 @@ pub struct Session {
     /// Per function, whether it is writeless (`writeless.rs`), under the session's
     /// `follow_exits`; built at the first call that asks.
     writeless: once_cell::unsync::OnceCell<Vec<bool>>,
+    /// Per writeless function answered so far, the functions its calls may run (a walk of
+    /// its callees, made once: such calls are most of libtasn1's).
+    writeless_calls: FxHashMap<FuncId, Vec<FuncId>>,
     /// Said once: a full analysis found a write of a function called writeless.
     writeless_warned: bool,
 }
@@ -526,11 +529,12 @@ impl Session {
         }
         self.cache.stats.writeless += 1;
         self.count_call(true);
-        Some(crate::writeless::calls_of(
-            &self.prog,
-            f,
-            self.options.follow_exits,
-        ))
+        let (prog, follow_exits) = (&self.prog, self.options.follow_exits);
+        let calls = self
+            .writeless_calls
+            .entry(f)
+            .or_insert_with(|| crate::writeless::calls_of(prog, f, follow_exits));
+        Some(calls.clone())
     }
 
     /// The invariant behind `writeless_call`: a full analysis of a writeless function
@@ -715,6 +719,7 @@ impl Session {
             heavy: Default::default(),
             slice_index: once_cell::unsync::OnceCell::new(),
             writeless: once_cell::unsync::OnceCell::new(),
+            writeless_calls: Default::default(),
             writeless_warned: false,
         })
     }

@@ -28,7 +28,10 @@ use pspa::reference::{
 };
 use pspa::solver::Solver;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod common;
+use common::c_files;
 
 // ---- comparable facts ----------------------------------------------------------------------
 
@@ -498,17 +501,6 @@ fn compare_with_stats(
 }
 
 // ---- fixtures ------------------------------------------------------------------------------
-
-fn c_files(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    v.sort();
-    v
-}
 
 /// Every C fixture (tests/fixtures, and the past-sensitive ones in tests/pspa and
 /// examples/fig1.c, analysed whole-program): every defined function an entry but those

@@ -6,7 +6,10 @@ use pspa::facts::Program;
 use pspa::session::{CallOptions, Session, SessionOptions};
 use pspa::state::{PointerSlot, StateObjId, StateObject, SymbolicState, Target};
 use pspa::writeless::{summaries, writeless, Why};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+mod common;
+use common::c_files;
 
 fn fixture(name: &str) -> Program {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
@@ -59,17 +62,6 @@ fn summaries_by_hand() {
     let mut names = names;
     names.sort();
     assert_eq!(names, ["find_up", "hash_local", "local_node", "lookup"]);
-}
-
-fn c_files(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "c"))
-        .collect();
-    v.sort();
-    v
 }
 
 /// A call of `function` in a state that knows nothing: every pointer argument may point

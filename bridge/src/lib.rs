@@ -946,13 +946,16 @@ fn analyze(
         max_work,
         ..Default::default()
     };
-    if !keep_post || pending.posts().is_ok() {
+    let older = if keep_post {
+        pending.posts().ok()
+    } else {
+        Some(Vec::new())
+    };
+    if let Some(older) = older {
         if let Some(calls) = session.writeless_call(f, call) {
             let mut answer = Answer::writeless(calls, keep_post);
-            if keep_post {
-                if let Some(older) = pending.posts()?.first() {
-                    answer.join_older_post(older);
-                }
+            if let Some(older) = older.first() {
+                answer.join_older_post(older);
             }
             let rep = ffi::CallReport {
                 ok: true,

@@ -1,7 +1,9 @@
-//! Shared by the test crates: the native run under the observation harness, and how its
-//! facts name pspa's abstract locations.
+//! Shared by the test crates: the native run under the observation harness, how its
+//! facts name pspa's abstract locations, and the C fixtures of a directory.
+// Each test crate uses a part of it.
+#![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Native run under the observation harness; returns the observed facts.
@@ -41,4 +43,16 @@ pub fn site_locs(a: &pspa::analysis::Analysis, label: &str, off: i64) -> Vec<Str
         .chain((2..10).map(|k| format!("{label}#{k}")))
         .filter_map(|l| a.loc_label(&l, off))
         .collect()
+}
+
+/// The C files of `dir` (relative to the crate), sorted.
+pub fn c_files(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "c"))
+        .collect();
+    v.sort();
+    v
 }
