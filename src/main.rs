@@ -343,13 +343,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
             }
             let sums = pspa::writeless::summaries(&prog, follow_exits);
-            let (mut writeless, mut params, mut none) = (0, 0, 0);
+            let (mut writeless, mut statics, mut params, mut none) = (0, 0, 0, 0);
             for (func, s) in prog.functions.iter().zip(&sums) {
                 if !func.defined || func.body_replaced() {
                     continue;
                 }
                 match s {
-                    Ok(0) => writeless += 1,
+                    Ok(s) if s.is_writeless() => writeless += 1,
+                    Ok(s) if s.state_free() => statics += 1,
                     Ok(_) => params += 1,
                     Err(_) => none += 1,
                 }
@@ -357,22 +358,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     continue;
                 }
                 match s {
-                    Ok(0) => println!("{}: writeless", func.name),
-                    Ok(m) => {
-                        let ps: Vec<String> = (0..63)
-                            .filter(|i| m & (1u64 << i) != 0)
-                            .map(|i| i.to_string())
+                    Ok(s) => {
+                        let mut what: Vec<String> = (0..63)
+                            .filter(|i| s.params & (1u64 << i) != 0)
+                            .map(|i| {
+                                let p = if s.pointer_params & (1u64 << i) != 0 {
+                                    " (pointers too)"
+                                } else {
+                                    ""
+                                };
+                                format!("parameter {i}'s objects{p}")
+                            })
                             .collect();
-                        println!(
-                            "{}: writes the objects of parameters {}",
-                            func.name,
-                            ps.join(", ")
+                        what.extend(
+                            s.statics
+                                .iter()
+                                .map(|&o| format!("`{}`", prog.objects[o as usize].label)),
                         );
+                        if what.is_empty() {
+                            println!("{}: writeless", func.name);
+                        } else {
+                            println!("{}: writes {}", func.name, what.join(", "));
+                        }
                     }
                     Err(why) => println!("{}: no summary: {why}", func.name),
                 }
             }
-            println!("# {writeless} writeless, {params} writing only their parameters' objects, {none} without a summary");
+            println!("# {writeless} writeless, {statics} writing only static objects, {params} writing their parameters' objects, {none} without a summary");
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Wit {

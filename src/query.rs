@@ -45,6 +45,9 @@ pub struct Answer {
     post: Option<PostState>,
     /// A whole-program answer (SPA): every object is its static site.
     whole_program: bool,
+    /// Made without a state (`Answer::writeless`): an object of the state is its static
+    /// site, which its sets name only for statics (a global is one object).
+    state_free: bool,
     /// The functions the call may run or call, sorted (`CallResult::calls`); for a
     /// whole-program answer, empty: `whole_program_of` names its function, whose calls
     /// the whole program's call graph gives (`whole_program_calls`).
@@ -133,21 +136,31 @@ impl Answer {
             unknown,
             post: r.has_post.then_some(r.post),
             whole_program: false,
+            state_free: false,
             calls: r.calls,
             whole_program_of: None,
             calls_unknown: r.calls_unknown,
         }
     }
 
-    /// The answer of a call of a writeless function (`crate::writeless`), made without its
-    /// state: it writes and frees nothing the state holds, runs `calls`, and may read
-    /// anything (its ref-set is not computed). `post`: it is skipped, and its post-state
-    /// adds nothing to memory (the older pending calls' are joined as for any answer).
-    pub fn writeless(calls: Vec<FuncId>, post: bool) -> Answer {
+    /// The answer of a call of a function whose writes do not depend on the state
+    /// (`crate::writeless`), made without its state: it writes the static objects
+    /// `statics` (each a global, one object in every state, or a model's storage) and
+    /// nothing else the state holds, frees nothing, runs `calls`, and may read anything
+    /// (its ref-set is not computed). An object of a later state is its static site.
+    /// `post`: it is skipped, and its post-state adds nothing to the points-to graph (it
+    /// stores no pointer outside its frame; the older pending calls' are joined as for
+    /// any answer).
+    pub fn writeless(calls: Vec<FuncId>, statics: &[ObjId], post: bool) -> Answer {
+        let mut modset: Vec<ResLoc> = statics
+            .iter()
+            .map(|&obj| ResLoc::Static { obj, field: None })
+            .collect();
+        modset.sort();
         Answer {
             uids: FxHashMap::default(),
             layouts: Vec::new(),
-            modset: Vec::new(),
+            modset,
             refset: Vec::new(),
             freeset: Vec::new(),
             points_to: Arc::new(ValueSets::default()),
@@ -157,6 +170,7 @@ impl Answer {
             unknown: false,
             post: post.then(PostState::default),
             whole_program: false,
+            state_free: true,
             calls,
             whole_program_of: None,
             calls_unknown: false,
@@ -209,6 +223,7 @@ impl Answer {
             unknown: writes_unknown || reads_unknown,
             post: None,
             whole_program: true,
+            state_free: false,
             calls: Vec::new(),
             whole_program_of: Some(f),
             calls_unknown,
@@ -453,7 +468,7 @@ impl Answer {
         }
         if o.existed {
             // SPA has no unique sites: an object of the state is its static site.
-            return if self.whole_program {
+            return if self.whole_program || self.state_free {
                 Node::Static(s)
             } else {
                 Node::Unreached

@@ -6,9 +6,9 @@
 //! plugin on live states.
 
 use crate::abstraction::{AbsLoc, AbsStats, AbstractState, PostState};
-use crate::facts::{Callee, FuncId, LayoutId, Program};
+use crate::facts::{Callee, FuncId, LayoutId, ObjId, Program};
 use crate::frontend::{self, FrontOptions, Module};
-use crate::local::{self, CallResult, ReadKey};
+use crate::local::{self, CallResult, ReadKey, ResLoc};
 use crate::memory_graph::{MemoryGraph, Roots};
 use crate::query::Answer;
 use crate::reach::Reach;
@@ -110,9 +110,9 @@ pub struct SessionOptions {
     /// whether a call may end the path is still answered (`CallResult::calls`).
     pub follow_exits: bool,
     /// Answer a call of a writeless function (`writeless.rs`: it writes nothing outside
-    /// its own frame in any state) without reading its state or solving: empty mod and
-    /// free sets, its ref-set not computed (`query::Answer::writeless`: "may read
-    /// anything"). For mod/ref clients; off where a client needs ref-sets or points-to
+    /// its own frame in any state, or only static objects, with no pointer: errno) without
+    /// reading its state or solving: those statics its mod-set, an empty free set, its
+    /// ref-set not computed (`query::Answer::writeless`: "may read anything"). For mod/ref clients; off where a client needs ref-sets or points-to
     /// sets (`--pspa-check`, resolution, `pspa modref`), and without reuse (a summary
     /// made once and given to every call is reuse).
     pub writeless: bool,
@@ -134,6 +134,15 @@ impl Default for SessionOptions {
             writeless: false,
         }
     }
+}
+
+/// A call answered without its state (`Session::writeless_call`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WritelessCall {
+    /// The functions it may run (`CallResult::calls`), sorted.
+    pub calls: Vec<FuncId>,
+    /// The static objects it may write (`writeless::Summary::statics`), sorted.
+    pub statics: Vec<ObjId>,
 }
 
 /// How one call is analysed where it differs from the session's options
@@ -268,11 +277,12 @@ pub struct Session {
     /// Functions whose solves are heavy (`eager_work`): their calls read everything first.
     heavy: rustc_hash::FxHashSet<FuncId>,
     slice_index: once_cell::unsync::OnceCell<ProgramIndex>,
-    /// Per function, whether it is writeless (`writeless.rs`), under the session's
+    /// Per function whose writes do not depend on the state, the static objects it writes
+    /// (`writeless::state_free_writes`; empty: writeless), under the session's
     /// `follow_exits`; built at the first call that asks.
-    writeless: once_cell::unsync::OnceCell<Vec<bool>>,
-    /// Per writeless function answered so far, the functions its calls may run (a walk of
-    /// its callees, made once: such calls are most of libtasn1's).
+    writeless: once_cell::unsync::OnceCell<Vec<Option<Vec<ObjId>>>>,
+    /// Per such function answered so far, the functions its calls may run (a walk of its
+    /// callees, made once: such calls are most of libtasn1's).
     writeless_calls: FxHashMap<FuncId, Vec<FuncId>>,
     /// Said once: a full analysis found a write of a function called writeless.
     writeless_warned: bool,
@@ -507,65 +517,86 @@ impl Session {
         );
     }
 
-    /// Whether `f` is writeless (`writeless.rs`) under the session's `follow_exits`.
-    pub fn is_writeless(&self, f: FuncId) -> bool {
-        let w = self
-            .writeless
-            .get_or_init(|| crate::writeless::writeless(&self.prog, self.options.follow_exits));
-        w.get(f as usize).copied().unwrap_or(false)
+    /// The static objects `f` writes, when its writes do not depend on the state (empty:
+    /// it is writeless; `writeless.rs`), under the session's `follow_exits`.
+    pub fn state_free_writes(&self, f: FuncId) -> Option<&[ObjId]> {
+        let w = self.writeless.get_or_init(|| {
+            crate::writeless::state_free_writes(&self.prog, self.options.follow_exits)
+        });
+        w.get(f as usize)?.as_deref()
     }
 
-    /// A call of `f` answered without its state, when `f` is writeless and the call asks
-    /// only what such an answer tells (`SessionOptions::writeless`): the functions it may
-    /// run (`CallResult::calls`), counted as a reuse. None: analyse it.
-    pub fn writeless_call(&mut self, f: FuncId, call: CallOptions) -> Option<Vec<FuncId>> {
+    /// Whether `f` is writeless (`writeless.rs`) under the session's `follow_exits`.
+    pub fn is_writeless(&self, f: FuncId) -> bool {
+        self.state_free_writes(f).is_some_and(|s| s.is_empty())
+    }
+
+    /// A call of `f` answered without its state, when `f`'s writes do not depend on it
+    /// (`state_free_writes`) and the call asks only what such an answer tells
+    /// (`SessionOptions::writeless`): the functions it may run (`CallResult::calls`) and
+    /// the statics it writes, counted as a reuse. None: analyse it.
+    pub fn writeless_call(&mut self, f: FuncId, call: CallOptions) -> Option<WritelessCall> {
         let o = &self.options;
         let asks_more = call.points_to || call.eager || call.fresh || call.follow_exits;
         if !o.writeless || !o.reuse || o.points_to || !o.on_demand || asks_more {
             return None;
         }
-        if !self.is_writeless(f) {
-            return None;
-        }
+        let statics = self.state_free_writes(f)?.to_vec();
         self.cache.stats.writeless += 1;
+        self.cache.stats.writeless_statics += !statics.is_empty() as u64;
         self.count_call(true);
         let (prog, follow_exits) = (&self.prog, self.options.follow_exits);
         let calls = self
             .writeless_calls
             .entry(f)
             .or_insert_with(|| crate::writeless::calls_of(prog, f, follow_exits));
-        Some(calls.clone())
+        Some(WritelessCall {
+            calls: calls.clone(),
+            statics,
+        })
     }
 
-    /// The invariant behind `writeless_call`: a full analysis of a writeless function
-    /// finds no write outside its frame. Counted (and said once) where it fails; a debug
-    /// build stops.
+    /// The invariant behind `writeless_call`: a full analysis of a function whose writes do
+    /// not depend on the state finds no write outside its frame but of the statics its
+    /// summary names. Counted (and said once) where it fails; a debug build stops.
     fn check_writeless(&mut self, abs: &AbstractState, result: &CallResult, own_kind: bool) {
-        if !own_kind || !result.demand.is_empty() || !self.is_writeless(abs.function) {
+        if !own_kind || !result.demand.is_empty() {
             return;
         }
+        let Some(statics) = self.state_free_writes(abs.function) else {
+            return;
+        };
+        let prog = &self.prog;
+        // Sets hold no local of the callee or of what it calls (modref.rs drops them). An
+        // object of the state is a static one by its site (globals are one object each).
+        let named = |l: &ResLoc| match l {
+            ResLoc::Abs { obj, .. } => prog
+                .object_by_label(&abs.objects[*obj as usize].site)
+                .is_some_and(|o| statics.binary_search(&o).is_ok()),
+            ResLoc::Static { obj, .. } => statics.binary_search(obj).is_ok(),
+            ResLoc::Made(_) => false,
+        };
+        let outside = result.modset.iter().filter(|l| !named(l)).count();
         self.cache.stats.writeless_checked += 1;
-        // Sets hold no local of the callee or of what it calls (modref.rs drops them).
-        let writes = result.modset.len();
-        if writes == 0 && result.freeset.is_empty() && !result.calls_unknown {
+        if outside == 0 && result.freeset.is_empty() && !result.calls_unknown {
             return;
         }
         self.cache.stats.writeless_contradicted += 1;
         let name = &self.prog.functions[abs.function as usize].name;
         debug_assert!(
             false,
-            "`{name}` is writeless, yet its analysis writes {writes} locations"
+            "`{name}`'s writes do not depend on the state, yet its analysis writes {outside} other locations"
         );
         if !self.writeless_warned {
             self.writeless_warned = true;
             log::warn!(
-                "`{name}` was found writeless, yet a full analysis of a call writes {writes} locations outside its frame (frees {}): its calls are analysed in full from now on",
+                "`{name}` was found to write nothing outside its frame but static objects, yet a full analysis of a call writes {outside} other locations (frees {}): its calls are analysed in full from now on",
                 result.freeset.len()
             );
         }
         // Conservative from here on: no call of it is answered without its state.
         if let Some(w) = self.writeless.get_mut() {
-            w[abs.function as usize] = false;
+            w[abs.function as usize] = None;
         }
     }
 

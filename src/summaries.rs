@@ -336,11 +336,13 @@ pub struct ReuseStats {
     /// almost never hit (`Yield`): no canonical form made, nothing cached.
     pub low_yield_skips: u64,
     /// Calls of writeless functions answered without their state (`writeless.rs`; counted
-    /// in `reuse_hits` too: a summary made once, given to every call).
+    /// in `reuse_hits` too: a summary made once, given to every call); of those, the calls
+    /// of functions that write static objects (errno).
     pub writeless: u64,
-    /// Full analyses of writeless functions (where the shortcut is off: `--pspa-check`,
-    /// the CLI), each checked to write nothing; and those whose mod or free set was not
-    /// empty: each one a bug of the writeless check (expected 0).
+    pub writeless_statics: u64,
+    /// Full analyses of such functions (where the shortcut is off: `--pspa-check`, the
+    /// CLI), each checked to write nothing but the statics of its summary; and those that
+    /// wrote more, or freed: each one a bug of the write summaries (expected 0).
     pub writeless_checked: u64,
     pub writeless_contradicted: u64,
 }

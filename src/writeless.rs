@@ -19,9 +19,35 @@
 //! parameter. Every full analysis of a writeless function that runs is checked against
 //! the claim (`Session`: its mod and free sets are empty).
 
-use crate::facts::{Callee, Constraint, FuncId, ObjKind, Program, VarId};
+use crate::facts::{Callee, Constraint, FuncId, ObjId, ObjKind, Program, VarId};
 use crate::models::{Effect, Model};
 use rustc_hash::FxHashMap;
+
+/// A function's write summary: what it may write outside its own frame, in any state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The parameters whose objects it may write (a bit per parameter, the first 63).
+    pub params: u64,
+    /// Of those, the ones it may store a pointer into (an edge the state's points-to
+    /// graph does not have).
+    pub pointer_params: u64,
+    /// The static objects it may write, sorted: globals by address (`@errno`), a library
+    /// model's static storage (`__errno_location()`'s cell), never with a pointer.
+    pub statics: Vec<ObjId>,
+}
+
+impl Summary {
+    /// It writes nothing outside its frame.
+    pub fn is_writeless(&self) -> bool {
+        self.params == 0 && self.statics.is_empty()
+    }
+
+    /// Its writes do not depend on the state: no parameter's object (the statics it
+    /// writes are the same objects in every state, and hold no pointer it stored).
+    pub fn state_free(&self) -> bool {
+        self.params == 0
+    }
+}
 
 /// Whether each function of `prog` is writeless. `follow_exits`: as the session follows
 /// calls that end the process; when it does not, such a callee's body is not what the
@@ -29,15 +55,25 @@ use rustc_hash::FxHashMap;
 pub fn writeless(prog: &Program, follow_exits: bool) -> Vec<bool> {
     summaries(prog, follow_exits)
         .into_iter()
-        .map(|s| s == Ok(0))
+        .map(|s| s.is_ok_and(|s| s.is_writeless()))
         .collect()
 }
 
-/// Per function, the parameters whose objects it may write (a bit per parameter, the
-/// first 63), or why it may write other memory or could not be summarised.
-pub fn summaries(prog: &Program, follow_exits: bool) -> Vec<Result<u64, Why>> {
+/// Per function whose writes do not depend on the state (`Summary::state_free`), the
+/// static objects it may write (empty: writeless); None for the others.
+pub fn state_free_writes(prog: &Program, follow_exits: bool) -> Vec<Option<Vec<ObjId>>> {
+    summaries(prog, follow_exits)
+        .into_iter()
+        .map(|s| s.ok().filter(Summary::state_free).map(|s| s.statics))
+        .collect()
+}
+
+/// Per function, its write summary, or why it may write other memory or could not be
+/// summarised.
+pub fn summaries(prog: &Program, follow_exits: bool) -> Vec<Result<Summary, Why>> {
     let n = prog.functions.len();
     let defs = defining_function(prog);
+    let globals = global_addresses(prog);
     // Callees first (Kahn's order over direct calls whose bodies count); a cycle is
     // never ready, so a recursive function stays unsummarised.
     let mut waiting = vec![usize::MAX; n];
@@ -61,7 +97,7 @@ pub fn summaries(prog: &Program, follow_exits: bool) -> Vec<Result<u64, Why>> {
             callers[g as usize].push(f as FuncId);
         }
     }
-    let mut out: Vec<Result<u64, Why>> = prog
+    let mut out: Vec<Result<Summary, Why>> = prog
         .functions
         .iter()
         .map(|func| {
@@ -76,7 +112,7 @@ pub fn summaries(prog: &Program, follow_exits: bool) -> Vec<Result<u64, Why>> {
         .filter(|&f| waiting[f as usize] == 0)
         .collect();
     while let Some(f) = ready.pop() {
-        out[f as usize] = summarise(prog, f, &defs, &out, follow_exits);
+        out[f as usize] = summarise(prog, f, &defs, &globals, &out, follow_exits);
         for &c in &callers[f as usize] {
             waiting[c as usize] -= 1;
             if waiting[c as usize] == 0 {
@@ -166,13 +202,55 @@ fn defining_function(prog: &Program) -> Vec<u32> {
     def
 }
 
+/// The variables that are a global's address, or a constant expression of one alone
+/// (`@errno`, `getelementptr (@table, 0, 3)`, casts), by the program's constant
+/// constraints: each defined there once, from one global.
+fn global_addresses(prog: &Program) -> FxHashMap<VarId, ObjId> {
+    let mut defs: FxHashMap<VarId, u32> = FxHashMap::default();
+    for c in &prog.init_constraints {
+        if let Some(v) = c.dst() {
+            *defs.entry(v).or_default() += 1;
+        }
+    }
+    let once = |v: VarId| defs.get(&v) == Some(&1);
+    let mut out: FxHashMap<VarId, ObjId> = FxHashMap::default();
+    // Casts and GEPs of a constant come after it in the list, mostly: repeat until settled.
+    loop {
+        let before = out.len();
+        for c in &prog.init_constraints {
+            match *c {
+                Constraint::AddrOf { dst, obj, .. }
+                    if once(dst) && prog.objects[obj as usize].kind == ObjKind::Global =>
+                {
+                    out.insert(dst, obj);
+                }
+                Constraint::Copy { dst, src } | Constraint::Gep { dst, src, .. } if once(dst) => {
+                    if let Some(&g) = out.get(&src) {
+                        out.insert(dst, g);
+                    }
+                }
+                _ => {}
+            }
+        }
+        if out.len() == before {
+            return out;
+        }
+    }
+}
+
 const NONE: u32 = u32::MAX;
 const MANY: u32 = u32::MAX - 1;
 
 /// Where a pointer of the function being summarised may point: `Some` of its own stack
-/// objects (object ids) and parameters (`PARAM | i`), sorted; None: anywhere else too.
+/// objects (object ids), its parameters (`PARAM | i`) and static objects (`STATIC | id`:
+/// a global by address, a model's static storage), sorted; None: anywhere else too.
 type Origins = Option<Vec<u32>>;
 const PARAM: u32 = 1 << 31;
+const STATIC: u32 = 1 << 30;
+/// Own stack objects: neither tag.
+fn own(o: u32) -> bool {
+    o & (PARAM | STATIC) == 0
+}
 /// More origins than this: "anywhere" (keeps each step cheap).
 const MAX_ORIGINS: usize = 16;
 
@@ -234,15 +312,47 @@ fn summarise(
     prog: &Program,
     f: FuncId,
     defs: &[u32],
-    done: &[Result<u64, Why>],
+    globals: &FxHashMap<VarId, ObjId>,
+    done: &[Result<Summary, Why>],
     follow_exits: bool,
-) -> Result<u64, Why> {
+) -> Result<Summary, Why> {
     let func = &prog.functions[f as usize];
+    debug_assert!(
+        prog.objects.len() < STATIC as usize,
+        "object ids fit beside the tags"
+    );
     let mut val: FxHashMap<VarId, Origins> = FxHashMap::default();
     for (i, v) in func.formals.iter().enumerate() {
         if let Some(v) = v {
             let o = (i < 63).then(|| vec![PARAM | i as u32]);
             val.insert(*v, o);
+        }
+    }
+    // A library model's static storage (errno's cell): the call's own object, the same in
+    // every state; seeded before any write through it is met.
+    for &c in &func.calls {
+        let cs = &prog.calls[c as usize];
+        let Callee::Direct(g) = cs.callee else {
+            continue;
+        };
+        if body_counts(prog, c, g, follow_exits) {
+            continue;
+        }
+        let model = cs.model.or(prog.functions[g as usize].model);
+        // Only when the result may be nothing else (an argument, an allocation).
+        let only_static = |es: &[Effect]| {
+            es.contains(&Effect::RetStatic)
+                && !es.iter().any(|e| {
+                    matches!(
+                        e,
+                        Effect::RetArg(_) | Effect::RetInto(_) | Effect::Alloc | Effect::Realloc(_)
+                    )
+                })
+        };
+        if let (Some(Model::Known(es)), Some(r), Some(h)) = (model, cs.ret, cs.heap) {
+            if only_static(es) {
+                val.insert(r, Some(vec![STATIC | h]));
+            }
         }
     }
     // A variable defined by this function alone starts empty and grows; any other is
@@ -253,12 +363,12 @@ fn summarise(
             None if matches!(defs.get(v as usize), Some(&d) if d == f || d == NONE) => {
                 Some(Vec::new())
             }
-            None => None,
+            None => globals.get(&v).map(|&g| vec![STATIC | g]),
         }
     };
     // Each own stack object's contents: what is stored in it.
     let mut contents: FxHashMap<u32, Origins> = FxHashMap::default();
-    let mut written: u64 = 0;
+    let mut w = Writes::default();
     // Flow-insensitive: repeat until nothing grows (each pass only adds origins).
     for _pass in 0..64 {
         let mut changed = false;
@@ -278,7 +388,7 @@ fn summarise(
                 }
                 Constraint::Load { dst, ptr, .. } => {
                     let from = match get(&val, ptr) {
-                        Some(objs) if objs.iter().all(|&o| o & PARAM == 0) => {
+                        Some(objs) if objs.iter().all(|&o| own(o)) => {
                             let mut acc: Origins = Some(Vec::new());
                             for o in objs {
                                 let c = contents.get(&o).cloned().unwrap_or(Some(Vec::new()));
@@ -286,7 +396,7 @@ fn summarise(
                             }
                             acc
                         }
-                        // Through a parameter: the caller's memory, anything.
+                        // Through a parameter or a static: memory of the state, anything.
                         _ => None,
                     };
                     let e = val.entry(dst).or_insert_with(|| Some(Vec::new()));
@@ -294,11 +404,13 @@ fn summarise(
                 }
                 Constraint::Store { ptr, src, .. } => {
                     let from = get(&val, src);
-                    changed |= write(&get(&val, ptr), &from, &mut contents, &mut written)
+                    changed |= w
+                        .write(&get(&val, ptr), Some(&from), &mut contents)
                         .inspect_err(|_| trace_write(prog, f, ptr))?;
                 }
                 Constraint::MemCopy { dst, .. } => {
-                    changed |= write(&get(&val, dst), &None, &mut contents, &mut written)
+                    changed |= w
+                        .write(&get(&val, dst), Some(&None), &mut contents)
                         .inspect_err(|_| trace_write(prog, f, dst))?;
                 }
                 // Unknown code (inline asm, an unmodelled external) may write what it gets.
@@ -308,13 +420,9 @@ fn summarise(
         // Writes that are accesses only (memset, va_start): their bytes are not pointers
         // the analysis follows, but they are writes.
         for a in func.accesses.iter().filter(|a| a.write) {
-            changed |= write(
-                &get(&val, a.ptr),
-                &Some(Vec::new()),
-                &mut contents,
-                &mut written,
-            )
-            .inspect_err(|_| trace_write(prog, f, a.ptr))?;
+            changed |= w
+                .write(&get(&val, a.ptr), None, &mut contents)
+                .inspect_err(|_| trace_write(prog, f, a.ptr))?;
         }
         for &c in &func.calls {
             let cs = &prog.calls[c as usize];
@@ -338,14 +446,18 @@ fn summarise(
             };
             if body_counts(prog, c, g, follow_exits) {
                 // The callee writes its parameters' objects (anything they hold, as far
-                // as this function can tell).
-                let mask = done[g as usize].map_err(|_| Why::Callee)?;
+                // as this function can tell) and its statics.
+                let sum = done[g as usize].as_ref().map_err(|_| Why::Callee)?;
                 for i in 0..63 {
-                    if mask & (1 << i) != 0 {
-                        changed |= write(&arg(i), &None, &mut contents, &mut written)
+                    if sum.params & (1 << i) != 0 {
+                        let what = (sum.pointer_params & (1 << i) != 0).then_some(&None);
+                        changed |= w
+                            .write(&arg(i), what, &mut contents)
                             .inspect_err(|_| trace(i))?;
                     }
                 }
+                let statics = Some(sum.statics.iter().map(|&o| STATIC | o).collect());
+                changed |= w.write(&statics, None, &mut contents)?;
                 continue;
             }
             let callee = &prog.functions[g as usize];
@@ -360,18 +472,28 @@ fn summarise(
                 match *e {
                     Effect::RetArg(_)
                     | Effect::RetInto(_)
-                    | Effect::RetStatic
                     | Effect::Ref(_)
                     | Effect::RefFrom(_)
                     | Effect::RefDeep(_) => {}
+                    // The model's storage for this call, the same object in every state.
+                    // Seeded above.
+                    Effect::RetStatic => {}
                     // What a library call leaves in a local is not followed here: anything.
-                    Effect::Mod(i) | Effect::Copy(i, _) | Effect::StoreInto { ptr: i, .. } => {
-                        changed |= write(&arg(i), &None, &mut contents, &mut written)
+                    // Mod writes bytes (no pointer); Copy and StoreInto may store one.
+                    Effect::Mod(i) => {
+                        changed |= w
+                            .write(&arg(i), None, &mut contents)
+                            .inspect_err(|_| trace(i))?
+                    }
+                    Effect::Copy(i, _) | Effect::StoreInto { ptr: i, .. } => {
+                        changed |= w
+                            .write(&arg(i), Some(&None), &mut contents)
                             .inspect_err(|_| trace(i))?
                     }
                     Effect::ModFrom(i) => {
                         for k in i..cs.args.len() {
-                            changed |= write(&arg(k), &None, &mut contents, &mut written)
+                            changed |= w
+                                .write(&arg(k), None, &mut contents)
                                 .inspect_err(|_| trace(k))?;
                         }
                     }
@@ -387,7 +509,7 @@ fn summarise(
             }
         }
         if !changed {
-            return Ok(written);
+            return Ok(w.summary());
         }
     }
     Err(Why::Unsettled)
@@ -402,25 +524,59 @@ fn trace_write(prog: &Program, f: FuncId, ptr: VarId) {
     );
 }
 
-/// A write of `what` through a pointer of origins `ptr`: into own stack objects (their
-/// contents grow), through parameters (they are written), or None: anywhere.
-fn write(
-    ptr: &Origins,
-    what: &Origins,
-    contents: &mut FxHashMap<u32, Origins>,
-    written: &mut u64,
-) -> Result<bool, Why> {
-    let objs = ptr.as_ref().ok_or(Why::WritesElsewhere)?;
-    let mut changed = false;
-    for &o in objs {
-        if o & PARAM != 0 {
-            let bit = 1u64 << (o & !PARAM);
-            changed |= *written & bit == 0;
-            *written |= bit;
-        } else {
-            let e = contents.entry(o).or_insert_with(|| Some(Vec::new()));
-            changed |= union_into(e, what);
+/// What the function being summarised writes outside its frame, so far.
+#[derive(Default)]
+struct Writes {
+    params: u64,
+    pointer_params: u64,
+    statics: Vec<ObjId>,
+}
+
+impl Writes {
+    /// A write through a pointer of origins `ptr`: into own stack objects (their contents
+    /// grow by `what`), through parameters or into statics (they are written), or None:
+    /// anywhere. `what`: the pointer stored (None: bytes that are no pointer). A pointer
+    /// stored into a static is not summarised: it would be an edge of every later state
+    /// that the summary's answer (no post-state) does not give.
+    fn write(
+        &mut self,
+        ptr: &Origins,
+        what: Option<&Origins>,
+        contents: &mut FxHashMap<u32, Origins>,
+    ) -> Result<bool, Why> {
+        let objs = ptr.as_ref().ok_or(Why::WritesElsewhere)?;
+        let mut changed = false;
+        for &o in objs {
+            if o & PARAM != 0 {
+                let bit = 1u64 << (o & !PARAM);
+                changed |= self.params & bit == 0;
+                self.params |= bit;
+                if what.is_some() {
+                    changed |= self.pointer_params & bit == 0;
+                    self.pointer_params |= bit;
+                }
+            } else if o & STATIC != 0 {
+                if what.is_some() {
+                    return Err(Why::WritesElsewhere);
+                }
+                let g = o & !STATIC;
+                if let Err(at) = self.statics.binary_search(&g) {
+                    self.statics.insert(at, g);
+                    changed = true;
+                }
+            } else {
+                let e = contents.entry(o).or_insert_with(|| Some(Vec::new()));
+                changed |= union_into(e, what.unwrap_or(&Some(Vec::new())));
+            }
+        }
+        Ok(changed)
+    }
+
+    fn summary(self) -> Summary {
+        Summary {
+            params: self.params,
+            pointer_params: self.pointer_params,
+            statics: self.statics,
         }
     }
-    Ok(changed)
 }

@@ -176,10 +176,11 @@ pub mod ffi {
         body_rounds: u64,
         /// Calls answered from an unchanged state (`ReuseStats::unchanged`).
         unchanged: u64,
-        /// Calls of writeless functions answered without their state; full analyses of
-        /// such functions, and those that contradicted the claim (`ReuseStats::writeless*`;
-        /// expected 0).
+        /// Calls of writeless functions answered without their state (of them, calls of
+        /// functions that write statics); full analyses of such functions, and those that
+        /// contradicted the claim (`ReuseStats::writeless*`; expected 0).
         writeless: u64,
+        writeless_statics: u64,
         writeless_checked: u64,
         writeless_contradicted: u64,
         fetch_rounds: u64,
@@ -733,6 +734,7 @@ fn engine_stats(e: &Engine) -> ffi::EngineStats {
         body_rounds: r.body_rounds,
         unchanged: r.unchanged,
         writeless: r.writeless,
+        writeless_statics: r.writeless_statics,
         writeless_checked: r.writeless_checked,
         writeless_contradicted: r.writeless_contradicted,
         fetch_rounds: r.fetch_rounds,
@@ -938,9 +940,10 @@ fn analyze(
         };
         return Ok((rep, a));
     }
-    // A writeless function: nothing of the state is read. Skipped, its post-state adds
-    // nothing to the older pending calls' (joined as for any answer; none known when one
-    // of them has no post-state: then it is analysed, and fails, as any call would).
+    // A writeless function (or one that writes only statics, with no pointer): nothing of
+    // the state is read. Skipped, its post-state adds nothing to the older pending calls'
+    // (joined as for any answer; none known when one of them has no post-state: then it
+    // is analysed, and fails, as any call would).
     let call = CallOptions {
         keep_post,
         max_work,
@@ -952,14 +955,17 @@ fn analyze(
         Some(Vec::new())
     };
     if let Some(older) = older {
-        if let Some(calls) = session.writeless_call(f, call) {
-            let mut answer = Answer::writeless(calls, keep_post);
+        if let Some(w) = session.writeless_call(f, call) {
+            let mut answer = Answer::writeless(w.calls, &w.statics, keep_post);
             if let Some(older) = older.first() {
                 answer.join_older_post(older);
             }
             let rep = ffi::CallReport {
                 ok: true,
                 reused: true,
+                // Each static a whole-object location, as the answer's mod-set has it.
+                mod_size: w.statics.len(),
+                mod_stripped: w.statics.len(),
                 writeless: true,
                 ..failed_report(String::new())
             };

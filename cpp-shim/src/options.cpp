@@ -125,8 +125,9 @@ cl::opt<unsigned long long> PspaTrialWork(
 cl::opt<bool> PspaWriteless(
     "pspa-writeless",
     cl::desc("Answer a call of a function that writes nothing outside its own frame in any "
-             "state (no store, intrinsic or library call writes anything else; its callees "
-             "are such functions) without reading the state: empty mod and free sets, its "
+             "state, or only static objects and no pointer into them (errno; no store, "
+             "intrinsic or library call writes anything else; its callees are such "
+             "functions) without reading the state: those statics its mod-set, an empty free set, its "
              "ref-set not computed. Off under --pspa-check (which checks ref-sets and "
              "cross-checks the claim against full analyses), with resolution (which needs "
              "points-to sets) and --pspa-no-reuse (default: true)"),

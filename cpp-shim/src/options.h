@@ -25,7 +25,7 @@ struct PluginOptions {
   /// its function's whole-program answer instead of none.
   bool fallback = true;
   /// --pspa-writeless: calls of functions that write nothing outside their frame in any
-  /// state are answered without reading it (off with --pspa-check, resolution, no reuse).
+  /// state (but static objects, errno) are answered without reading it (off with --pspa-check, resolution, no reuse).
   bool writeless = true;
   /// A call whose state holds what its function's last analysis read gets that answer
   /// (last_answers.h); off with --pspa-no-reuse or --pspa-no-last-answers.

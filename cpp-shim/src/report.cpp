@@ -109,7 +109,9 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                  << t.unchangedCompared << "; calls not kept, their function's answers almost never given again = "
                  << t.lastLowYield << ")\n";
     llvm::errs() << "KLEE: done: pspa writeless calls = " << s.writeless
-                 << " (answered without reading: their functions write nothing outside their frame); "
+                 << " (answered without reading: their functions write nothing outside their frame; of them "
+                 << s.writeless_statics
+                 << " but static objects, errno); "
                     "full analyses of such functions = "
                  << s.writeless_checked << ", finding a write = " << s.writeless_contradicted << "\n";
     llvm::errs() << "KLEE: done: pspa reuse misses: new function = " << s.miss_new_function
@@ -152,6 +154,7 @@ void reportAnalysis(const pspa::EngineStats &s, const AnalysisTotals &t, const R
                                         {"body_rounds", s.body_rounds},
                                         {"unchanged", s.unchanged},
                                         {"writeless", s.writeless},
+                                        {"writeless_statics", s.writeless_statics},
                                         {"writeless_checked", s.writeless_checked},
                                         {"writeless_contradicted", s.writeless_contradicted},
                                         {"unchanged_compared", t.unchangedCompared},
