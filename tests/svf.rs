@@ -42,6 +42,23 @@ const EXPLAINED: &[(&str, &str, &str, &str, &str)] = &[
         // mempcpy returns dst + n; the native run sees &pr.b, pspa's pr.1.
         "SVF models mempcpy like memcpy, returning its destination",
     ),
+    (
+        "writeless.c",
+        "mod",
+        "parse_digit",
+        "global:error_global.0",
+        // `errno = 0` is `*__errno_location() = 0`: SVF's model returns one global of its
+        // own, pspa's the model's storage of each call (heap:parse_digit:LINE, in its mod).
+        "SVF names errno's storage error_global, pspa per call site",
+    ),
+    (
+        "writeless.c",
+        "mod",
+        "count_and_parse",
+        "global:error_global.0",
+        // It calls parse_digit (above).
+        "SVF names errno's storage error_global, pspa per call site",
+    ),
 ];
 
 /// libbody.c defines memcpy and strlen itself. pspa analyses their calls by their models
