@@ -566,13 +566,13 @@ impl Session {
         let Some(statics) = self.state_free_writes(abs.function) else {
             return;
         };
-        let prog = &self.prog;
-        // Sets hold no local of the callee or of what it calls (modref.rs drops them). An
-        // object of the state is a static one by its site (globals are one object each).
+        // Sets hold no local of the callee or of what it calls (modref.rs drops them). A
+        // global of the state is its program object (by id: labels may repeat).
         let named = |l: &ResLoc| match l {
-            ResLoc::Abs { obj, .. } => prog
-                .object_by_label(&abs.objects[*obj as usize].site)
-                .is_some_and(|o| statics.binary_search(&o).is_ok()),
+            ResLoc::Abs { obj, .. } => match abs.objects[*obj as usize].origin {
+                crate::abstraction::Origin::Program(o) => statics.binary_search(&o).is_ok(),
+                crate::abstraction::Origin::Unique(_) => false,
+            },
             ResLoc::Static { obj, .. } => statics.binary_search(obj).is_ok(),
             ResLoc::Made(_) => false,
         };
@@ -590,13 +590,14 @@ impl Session {
         if !self.writeless_warned {
             self.writeless_warned = true;
             log::warn!(
-                "`{name}` was found to write nothing outside its frame but static objects, yet a full analysis of a call writes {outside} other locations (frees {}): its calls are analysed in full from now on",
+                "`{name}` was found to write nothing outside its frame but static objects, yet a full analysis of a call writes {outside} other locations (frees {}): no call is answered without its state from now on",
                 result.freeset.len()
             );
         }
-        // Conservative from here on: no call of it is answered without its state.
+        // Conservative from here on: the summaries of its callers were made from its own,
+        // so no call of any function is answered without its state.
         if let Some(w) = self.writeless.get_mut() {
-            w[abs.function as usize] = None;
+            w.iter_mut().for_each(|s| *s = None);
         }
     }
 

@@ -1,23 +1,28 @@
-//! Writeless functions: those that write no memory outside their own frame, in any state.
+//! Writeless functions: those that write no memory outside their own frame, in any state,
+//! or only static objects.
 //!
-//! A bottom-up summary the state cannot change (issue 28): such a function's mod-set and
-//! may-free set are empty whatever its arguments point to, so a mod/ref client needs no
-//! analysis of its calls, and no state is read. libtasn1's `_asn1_find_up` (a walk up a
-//! tree through `left` pointers) was half of that library's analysis time, each call a
-//! miss over a chain of nodes that differs at every call.
+//! A bottom-up summary the state cannot change (issue 28): such a function's mod-set is
+//! empty (or its statics) and its may-free set empty whatever its arguments point to, so a
+//! mod/ref client needs no analysis of its calls, and no state is read. libtasn1's
+//! `_asn1_find_up` (a walk up a tree through `left` pointers) was half of that library's
+//! analysis time, each call a miss over a chain of nodes that differs at every call;
+//! `asn1_find_node` writes only `errno` (uclibc's `strtol`).
 //!
 //! The check needs no points-to set of the state. Within one function, flow-insensitively,
-//! each pointer's *origins* are tracked: the function's own stack objects (by object) and
-//! its parameters; anything else (a global's address, a value loaded through a parameter,
-//! a call's result) is "any". A stack slot's contents are what is stored into it (at -O0
-//! every local lives in a slot and is reloaded). A function's summary is the parameters
-//! whose objects it may write (directly: `*p`, `p->f`, a memcpy into `p`), or none when it
-//! may write anything else. A call applies its callee's summary to the call's arguments
-//! (a library model's `Mod(i)` is such a summary); indirect calls, calls of unknown code,
-//! allocations, frees and callbacks make a function unsummarised, and so does recursion
-//! (summaries are made callees first). A function is writeless when its summary writes no
-//! parameter. Every full analysis of a writeless function that runs is checked against
-//! the claim (`Session`: its mod and free sets are empty).
+//! each pointer's *origins* are tracked: the function's own stack objects (by object), its
+//! parameters, and static objects (a global by its address, a library model's storage
+//! for one call: `__errno_location()`); anything else (a value loaded through a parameter
+//! or a global, a call's result) is "any". A stack slot's contents are what is stored into
+//! it (at -O0 every local lives in a slot and is reloaded). A function's summary is the
+//! parameters whose objects it may write (and those it may store a pointer into) and the
+//! statics it may write, or none when it may write anything else, or store a pointer into
+//! a static (an edge of every later state, which a summary's answer does not give). A call
+//! applies its callee's summary to the call's arguments (a library model's `Mod(i)` is
+//! such a summary); indirect calls, calls of unknown code, allocations, frees and
+//! callbacks make a function unsummarised, and so does recursion (summaries are made
+//! callees first). A function whose summary writes no parameter writes the same objects
+//! in every state. Every full analysis of such a function that runs is checked against
+//! the claim (`Session`: its mod-set within its statics, its free set empty).
 
 use crate::facts::{Callee, Constraint, FuncId, ObjId, ObjKind, Program, VarId};
 use crate::models::{Effect, Model};
@@ -479,13 +484,10 @@ fn summarise(
                     // Seeded above.
                     Effect::RetStatic => {}
                     // What a library call leaves in a local is not followed here: anything.
-                    // Mod writes bytes (no pointer); Copy and StoreInto may store one.
-                    Effect::Mod(i) => {
-                        changed |= w
-                            .write(&arg(i), None, &mut contents)
-                            .inspect_err(|_| trace(i))?
-                    }
-                    Effect::Copy(i, _) | Effect::StoreInto { ptr: i, .. } => {
+                    // Every model write counts as one that may store a pointer: some `Mod`s
+                    // do (`strsep`'s `*stringp`, `pthread_join`'s `*retval`), so a static
+                    // that a library call writes is not summarised.
+                    Effect::Mod(i) | Effect::Copy(i, _) | Effect::StoreInto { ptr: i, .. } => {
                         changed |= w
                             .write(&arg(i), Some(&None), &mut contents)
                             .inspect_err(|_| trace(i))?
@@ -493,7 +495,7 @@ fn summarise(
                     Effect::ModFrom(i) => {
                         for k in i..cs.args.len() {
                             changed |= w
-                                .write(&arg(k), None, &mut contents)
+                                .write(&arg(k), Some(&None), &mut contents)
                                 .inspect_err(|_| trace(k))?;
                         }
                     }

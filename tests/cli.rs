@@ -664,7 +664,7 @@ fn writeless_lists_summaries() {
     assert_eq!(lines[2], "bump: writes `global:counter`");
     // Writeless: find_up, hash_local, lookup, local_node. Statics only: bump,
     // reset_counter, parse_digit, count_and_parse. Parameters: copy_name, set_value,
-    // set_via_local, clear, link_left.
+    // set_via_local, clear, link_left. fill_name has none (a model writes a global).
     assert!(
         lines[3].starts_with(
             "# 4 writeless, 4 writing only static objects, 5 writing their parameters' objects,"

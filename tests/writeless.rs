@@ -74,8 +74,9 @@ fn summaries_by_hand() {
     let both = s("count_and_parse").expect("count_and_parse writes statics only");
     assert_eq!(both.2.len(), 3, "{both:?}");
     assert!(both.2.contains(&"global:counter".to_string()), "{both:?}");
-    // A pointer stored into a global: not summarised.
+    // A pointer stored into a global: not summarised; nor a library call's write of one.
     assert_eq!(s("set_root_ptr"), Err(Why::WritesElsewhere));
+    assert_eq!(s("fill_name"), Err(Why::WritesElsewhere));
     // set_value applied to `root`, loaded from a global.
     assert_eq!(s("set_root"), Err(Why::WritesElsewhere));
     // set_value applied to its own `tmp`.
