@@ -26,19 +26,30 @@
 // CHECK: KLEE: done: pspa writeless calls = 0 ({{.*}}); full analyses of such functions = 2, finding a write = 0
 // CHECK: KLEE: done: pspa check: calls checked = 4, accesses = {{[1-9][0-9]*}}, outside mod/ref = 0
 // Chopped: the read of hits recovers the three ticks (chop.csv: 3 recoveries at the
-// read, line 64); parse is never recovered: errno is not read, its result is dropped.
+// read, line 75); parse is never recovered: errno is not read, its result is dropped.
 // RUN: %klee --libc=uclibc --skip-functions=tick,parse --pspa-stats --output-dir=%t.chop %t.bc 2>&1 | %FileCheck %s --check-prefix=CHOP
 // CHOP-NOT: KLEE: ERROR
 // CHOP: KLEE: done: pspa writeless calls = 4
 // CHOP: KLEE: done: recovery states = 3
 // CHOP: KLEE: done: completed paths = 1
 // RUN: grep -q '^parse,1,0,0,"",1,' %t.chop/chop.csv
-// RUN: grep -q '^tick,3,3,0,"writeless_statics.c:64x3",' %t.chop/chop.csv
+// RUN: grep -q '^tick,3,3,0,"writeless_statics.c:75x3",' %t.chop/chop.csv
 // Reading errno recovers parse: no abort, as under KLEE alone.
 // RUN: %klee --libc=uclibc --skip-functions=tick,parse --pspa-stats --output-dir=%t.chop2 %t.errno.bc 2>&1 | %FileCheck %s --check-prefix=CHOP2
 // CHOP2-NOT: KLEE: ERROR
 // CHOP2: KLEE: done: recovery states = 4
 // CHOP2: KLEE: done: completed paths = 1
+// With the other clients on (the shortcut then off): the full analyses of tick and parse
+// write only their statics, nothing is outside mod/ref, no resolution mismatches, and the
+// same recoveries and path as above.
+// RUN: rm -rf %t.all
+// RUN: %klee --libc=uclibc --skip-functions=tick,parse --pspa-check --pspa-resolve --pspa-resolve-validate --pspa-stats --output-dir=%t.all %t.errno.bc 2>&1 | %FileCheck %s --check-prefix=ALL
+// ALL-NOT: KLEE: ERROR
+// ALL: KLEE: done: pspa writeless calls = 0 ({{.*}}); full analyses of such functions = 2, finding a write = 0
+// ALL: KLEE: done: pspa check: {{.*}}outside mod/ref = 0
+// ALL: KLEE: done: pspa resolve: {{.*}}mismatches = 0
+// ALL: KLEE: done: recovery states = 4
+// ALL: KLEE: done: completed paths = 1
 // RUN: %klee --libc=uclibc --output-dir=%t.base %t.errno.bc 2>&1 | %FileCheck %s --check-prefix=BASE
 // BASE-NOT: KLEE: ERROR
 // BASE: KLEE: done: completed paths = 1

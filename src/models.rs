@@ -700,6 +700,13 @@ impl Model {
         matches!(self, Model::Known(es) if es.contains(&RetStatic))
     }
 
+    /// Whether its result is the model's static storage and nothing else (not an argument,
+    /// nor an allocation): what `writeless.rs` may take for one object in every state.
+    pub fn returns_only_static(&self) -> bool {
+        self.returns_static()
+            && !matches!(self, Model::Known(es) if es.iter().any(|e| matches!(e, RetArg(_) | RetInto(_) | Alloc | Realloc(_))))
+    }
+
     /// Whether calling this model may allocate an object at the call site.
     pub fn allocates(&self) -> bool {
         match self {

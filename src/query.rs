@@ -152,11 +152,15 @@ impl Answer {
     /// stores no pointer outside its frame; the older pending calls' are joined as for
     /// any answer).
     pub fn writeless(calls: Vec<FuncId>, statics: &[ObjId], post: bool) -> Answer {
-        let mut modset: Vec<ResLoc> = statics
+        // Sorted as the statics are (`writeless::Summary::statics`).
+        debug_assert!(
+            statics.windows(2).all(|w| w[0] < w[1]),
+            "statics are sorted"
+        );
+        let modset: Vec<ResLoc> = statics
             .iter()
             .map(|&obj| ResLoc::Static { obj, field: None })
             .collect();
-        modset.sort();
         Answer {
             uids: FxHashMap::default(),
             layouts: Vec::new(),

@@ -77,6 +77,10 @@ pub fn state_free_writes(prog: &Program, follow_exits: bool) -> Vec<Option<Vec<O
 /// summarised.
 pub fn summaries(prog: &Program, follow_exits: bool) -> Vec<Result<Summary, Why>> {
     let n = prog.functions.len();
+    debug_assert!(
+        prog.objects.len() < STATIC as usize,
+        "object ids fit beside the origins' tags"
+    );
     let defs = defining_function(prog);
     let globals = global_addresses(prog);
     // Callees first (Kahn's order over direct calls whose bodies count); a cycle is
@@ -322,10 +326,6 @@ fn summarise(
     follow_exits: bool,
 ) -> Result<Summary, Why> {
     let func = &prog.functions[f as usize];
-    debug_assert!(
-        prog.objects.len() < STATIC as usize,
-        "object ids fit beside the tags"
-    );
     let mut val: FxHashMap<VarId, Origins> = FxHashMap::default();
     for (i, v) in func.formals.iter().enumerate() {
         if let Some(v) = v {
@@ -344,18 +344,8 @@ fn summarise(
             continue;
         }
         let model = cs.model.or(prog.functions[g as usize].model);
-        // Only when the result may be nothing else (an argument, an allocation).
-        let only_static = |es: &[Effect]| {
-            es.contains(&Effect::RetStatic)
-                && !es.iter().any(|e| {
-                    matches!(
-                        e,
-                        Effect::RetArg(_) | Effect::RetInto(_) | Effect::Alloc | Effect::Realloc(_)
-                    )
-                })
-        };
-        if let (Some(Model::Known(es)), Some(r), Some(h)) = (model, cs.ret, cs.heap) {
-            if only_static(es) {
+        if let (Some(m), Some(r), Some(h)) = (model, cs.ret, cs.heap) {
+            if m.returns_only_static() {
                 val.insert(r, Some(vec![STATIC | h]));
             }
         }

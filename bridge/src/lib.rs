@@ -949,10 +949,12 @@ fn analyze(
         max_work,
         ..Default::default()
     };
+    // Asked once: the analysis below joins the same post-states.
+    let posts = pending.posts();
     let older = if keep_post {
-        pending.posts().ok()
+        posts.as_ref().ok()
     } else {
-        Some(Vec::new())
+        Some(&Vec::new())
     };
     if let Some(older) = older {
         if let Some(w) = session.writeless_call(f, call) {
@@ -994,7 +996,7 @@ fn analyze(
     };
     let t = std::time::Instant::now();
     let read_micros = &mut e.read_micros;
-    let posts = pending.posts()?;
+    let posts = posts?;
     // Eager mode (the reference) reads everything first; with pending skips or a skipped
     // call, through the same loop, which meets what their post-states reach.
     let joined = !posts.is_empty() || keep_post;
